@@ -1,0 +1,100 @@
+"""The closed-form law of pre-failure work, predicted from structure alone.
+
+The baseline executes one step per tick until its first action, so the step at
+position *i* of the topological order is decided at tick *i* and sees every
+event due by then. It does doomed work exactly on the non-action steps before
+the first action whose closure holds a fact already broken at their tick:
+
+    PFW = #{ non-action step s before the first action :
+             some fact f in closure(s) breaks at a tick <= position(s) }
+
+With one fact breaking at tick *t* and the action last (all the article's
+generators), this is the article's law: the non-action steps holding the fact
+whose position is >= t; with t = 0 it is closure size - 1. The prediction
+never runs an executor; :func:`check_law` runs them and compares.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING
+
+from .errors import UnknownFactError
+from .graph import PlanGraph
+from .validation import require_int
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from .world import Event
+
+
+def break_ticks(events: Iterable[Event]) -> dict[str, int]:
+    """For each fact some event really breaks, the earliest tick at which it breaks."""
+    ticks: dict[str, int] = {}
+    for event in events:
+        if event.breaks_fact:
+            ticks[event.fact_id] = min(event.tick, ticks.get(event.fact_id, event.tick))
+    return ticks
+
+
+def predicted_pfw(plan: PlanGraph, breaks: Mapping[str, int]) -> int:
+    """Baseline PFW predicted from the plan and the tick each fact breaks (see module docstring)."""
+    if not breaks:
+        return 0
+    count = 0
+    for position, (step, closure) in enumerate(plan.ordered_steps()):
+        if step.is_action:
+            break
+        if any(breaks.get(f, position + 1) <= position for f in closure):
+            count += 1
+    return count
+
+
+def predicted_pfw_single(plan: PlanGraph, fact_id: str, change_tick: int) -> int:
+    """The article's form: non-action steps holding ``fact_id`` at positions >= ``change_tick``."""
+    require_int("change_tick", change_tick, minimum=0)
+    if fact_id not in plan.facts:
+        raise UnknownFactError(f"fact {fact_id!r} is not required by any step of the plan")
+    count = 0
+    for position, (step, closure) in enumerate(plan.ordered_steps()):
+        if fact_id in closure and not step.is_action and position >= change_tick:
+            count += 1
+    return count
+
+
+#: The 15 published law cases: (label, scenario, parameters).
+LAW_CASES: tuple[tuple[str, str, dict[str, int]], ...] = (
+    *((f"D1 chain depth={d}", "D1", {"depth": d}) for d in (1, 2, 3, 5, 10)),
+    *((f"A depth=4 tick={t}", "A", {"depth": 4, "change_tick": t}) for t in (0, 1, 2, 3)),
+    ("D2 chain-equivalent (6,1,1)", "D2", {"depth": 6, "branching_factor": 1, "merge_factor": 1}),
+    ("D2 shallow/wide (4,4,4)", "D2", {"depth": 4, "branching_factor": 4, "merge_factor": 4}),
+    ("D2 deep/branching (8,2,2)", "D2", {"depth": 8, "branching_factor": 2, "merge_factor": 2}),
+    *((f"D3 {b} branch{'es' if b > 1 else ''}", "D3", {"num_branches": b}) for b in (1, 4, 8)),
+)
+
+
+def check_law(cases: Iterable[tuple[str, str, dict[str, int]]] = LAW_CASES) -> pd.DataFrame:
+    """Predict PFW from structure, run the baseline, and compare, case by case."""
+    import pandas as pd
+
+    from .scenarios import setup_scenario
+
+    rows = []
+    for label, scenario, params in cases:
+        setup = setup_scenario(scenario, **params)
+        change_tick = setup.events[0].tick
+        expected = predicted_pfw_single(setup.plan, setup.at_risk, change_tick)
+        actual = setup.run().baseline.pre_failure_work
+        rows.append(
+            {
+                "case": label,
+                "scenario": scenario,
+                "closure_size": setup.plan.closure_size(setup.at_risk),
+                "change_tick": change_tick,
+                "expected_pfw": expected,
+                "actual_pfw": actual,
+                "match": expected == actual,
+            }
+        )
+    return pd.DataFrame(rows)

@@ -1,0 +1,367 @@
+"""The article's named scenarios, and running any scenario on both executors.
+
+A scenario is a *setup*: a plan, the facts it starts with, a schedule of
+events, the fact at risk and a budget. Running it builds two fresh, identical
+worlds from the setup, one per executor, so neither executor can influence
+what the other sees. Named scenarios are setups built from a few parameters;
+a spec file (:mod:`cvlib.spec`) is a setup written without Python.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+from . import generators
+from .errors import ParameterError
+from .executors import ExecutorResult, compute_budget, run_baseline, run_validity_aware
+from .facts import Fact
+from .graph import PlanGraph
+from .law import break_ticks, predicted_pfw
+from .validation import require_bool, require_int
+from .world import Event, EventKind, World
+
+
+@dataclass(frozen=True)
+class ScenarioSetup:
+    """Everything needed to run a scenario; building worlds from it never mutates it."""
+
+    name: str
+    plan: PlanGraph
+    facts: tuple[Fact, ...]
+    events: tuple[Event, ...]
+    at_risk: str
+    budget: int
+    params: Mapping[str, Any] = field(default_factory=dict)
+    description: str = ""
+
+    def new_world(self) -> World:
+        return World(self.facts, self.events)
+
+    def structure(self) -> StructureSummary:
+        size = self.plan.closure_size(self.at_risk)
+        return StructureSummary(
+            total_steps=len(self.plan),
+            closure_size=size,
+            exposed_pct=100.0 * size / len(self.plan),
+            invalidation_depth=self.plan.invalidation_depth(self.at_risk),
+            predicted_baseline_pfw=predicted_pfw(self.plan, break_ticks(self.events)),
+        )
+
+    def run(self) -> ScenarioRun:
+        """Run both executors on identical fresh worlds."""
+        baseline = run_baseline(self.plan, self.new_world(), self.at_risk, self.budget)
+        validity_aware = run_validity_aware(self.plan, self.new_world(), self.at_risk, self.budget)
+        return ScenarioRun(
+            scenario=self.name,
+            params=MappingProxyType(dict(self.params)),
+            structure=self.structure(),
+            baseline=baseline,
+            validity_aware=validity_aware,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class StructureSummary:
+    """What the plan's shape says before anything runs."""
+
+    total_steps: int
+    closure_size: int
+    exposed_pct: float
+    invalidation_depth: int
+    predicted_baseline_pfw: int
+
+
+@dataclass(frozen=True)
+class ScenarioRun:
+    """Both executors' results on one scenario, with the parameters that produced them."""
+
+    scenario: str
+    params: Mapping[str, Any]
+    structure: StructureSummary
+    baseline: ExecutorResult
+    validity_aware: ExecutorResult
+
+    @property
+    def overhead(self) -> int:
+        """Extra steps the validity-aware executor used (negative when it saved steps)."""
+        return self.validity_aware.steps_used - self.baseline.steps_used
+
+    def results(self) -> tuple[ExecutorResult, ExecutorResult]:
+        return (self.baseline, self.validity_aware)
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-safe record: scenario name, the full parameters used, structure and both results."""
+        from dataclasses import asdict
+
+        return {
+            "scenario": self.scenario,
+            "params": dict(self.params),
+            "structure": asdict(self.structure),
+            "baseline": self.baseline.to_dict(),
+            "validity_aware": self.validity_aware.to_dict(),
+        }
+
+    def to_frame(self):
+        """One row per executor, for display."""
+        import pandas as pd
+
+        return pd.DataFrame([r.to_dict() for r in self.results()]).set_index("executor")
+
+
+# -- parameters --------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Param:
+    """A scenario parameter: its default and how to check a value for it."""
+
+    name: str
+    default: Any
+    kind: str  # "int", "optional_int" or "bool"
+    minimum: int | None = None
+    help: str = ""
+
+    def check(self, value: Any) -> Any:
+        if self.kind == "bool":
+            return require_bool(self.name, value)
+        if self.kind == "optional_int" and value is None:
+            return None
+        return require_int(self.name, value, minimum=self.minimum)
+
+    def parse(self, text: str) -> Any:
+        """Read a value typed on the command line."""
+        lowered = text.strip().lower()
+        if self.kind == "bool":
+            if lowered in {"true", "yes", "1"}:
+                return True
+            if lowered in {"false", "no", "0"}:
+                return False
+            raise ParameterError(f"{self.name} must be true or false, got {text!r}")
+        if self.kind == "optional_int" and lowered in {"none", "null", ""}:
+            return None
+        try:
+            return int(text)
+        except ValueError:
+            raise ParameterError(f"{self.name} must be an integer, got {text!r}") from None
+
+
+DEPTH_HELP = "steps in the chain"
+TICK_HELP = "tick at which the fact changes (0 = before the plan starts)"
+BUDGET_HELP = "step budget; None computes steps + closure + 1"
+
+
+def _budget_param() -> Param:
+    return Param("budget", None, "optional_int", 0, BUDGET_HELP)
+
+
+@dataclass(frozen=True)
+class ScenarioDefinition:
+    """A named scenario: a description, its parameters and how to build its setup."""
+
+    name: str
+    description: str
+    params: tuple[Param, ...]
+    build: Callable[..., ScenarioSetup]
+
+    def defaults(self) -> dict[str, Any]:
+        return {p.name: p.default for p in self.params}
+
+    def resolve(self, given: Mapping[str, Any]) -> dict[str, Any]:
+        """Defaults overlaid with ``given``, every value checked; unknown names are an error."""
+        known = {p.name: p for p in self.params}
+        unknown = sorted(set(given) - set(known))
+        if unknown:
+            raise ParameterError(
+                f"scenario {self.name!r} has no parameter {', '.join(map(repr, unknown))}; "
+                f"valid parameters: {', '.join(f'{p.name} (default {p.default!r})' for p in self.params)}"
+            )
+        values = self.defaults()
+        for name, value in given.items():
+            values[name] = known[name].check(value)
+        return values
+
+    def setup(self, **params: Any) -> ScenarioSetup:
+        values = self.resolve(params)
+        return self.build(**values)
+
+
+def _single_fact_setup(
+    name: str,
+    description: str,
+    plan: PlanGraph,
+    facts: list[Fact],
+    events: list[Event],
+    at_risk: str,
+    budget: int | None,
+    params: dict[str, Any],
+) -> ScenarioSetup:
+    return ScenarioSetup(
+        name=name,
+        plan=plan,
+        facts=tuple(facts),
+        events=tuple(events),
+        at_risk=at_risk,
+        budget=compute_budget(plan, at_risk) if budget is None else budget,
+        params=params,
+        description=description,
+    )
+
+
+def _control(depth: int, budget: int | None) -> ScenarioSetup:
+    plan = generators.chain(depth)
+    return _single_fact_setup(
+        "C", SCENARIO_TEXT["C"], plan, [Fact("F1", 420)], [], "F1", budget, {"depth": depth, "budget": budget}
+    )
+
+
+def _value_change(depth: int, change_tick: int, budget: int | None) -> ScenarioSetup:
+    plan = generators.chain(depth)
+    events = [Event(change_tick, "F1", EventKind.REPLACE, new_value=610)]
+    params = {"depth": depth, "change_tick": change_tick, "budget": budget}
+    return _single_fact_setup("A", SCENARIO_TEXT["A"], plan, [Fact("F1", 420)], events, "F1", budget, params)
+
+
+def _depth_chain(depth: int, change_tick: int, budget: int | None) -> ScenarioSetup:
+    plan = generators.chain(depth)
+    events = [Event(change_tick, "F1", EventKind.REPLACE, new_value="unavailable")]
+    params = {"depth": depth, "change_tick": change_tick, "budget": budget}
+    return _single_fact_setup("D1", SCENARIO_TEXT["D1"], plan, [Fact("F1", "available")], events, "F1", budget, params)
+
+
+def _topology(
+    depth: int, branching_factor: int, merge_factor: int, seed: int, change_tick: int, budget: int | None
+) -> ScenarioSetup:
+    plan = generators.branching(depth, branching_factor, merge_factor, seed=seed)
+    events = [Event(change_tick, "F1", EventKind.REPLACE, new_value="unavailable")]
+    params = {
+        "depth": depth,
+        "branching_factor": branching_factor,
+        "merge_factor": merge_factor,
+        "seed": seed,
+        "change_tick": change_tick,
+        "budget": budget,
+    }
+    return _single_fact_setup("D2", SCENARIO_TEXT["D2"], plan, [Fact("F1", "available")], events, "F1", budget, params)
+
+
+def _isolated_branches(
+    pre_merge_depth: int, num_branches: int, post_merge_depth: int, change_tick: int, budget: int | None
+) -> ScenarioSetup:
+    plan = generators.multi_branch(pre_merge_depth, num_branches, post_merge_depth)
+    facts = [Fact(f, "ok") for f in generators.branch_facts(num_branches)]
+    events = [Event(change_tick, "F1", EventKind.REPLACE, new_value="broken")]
+    params = {
+        "pre_merge_depth": pre_merge_depth,
+        "num_branches": num_branches,
+        "post_merge_depth": post_merge_depth,
+        "change_tick": change_tick,
+        "budget": budget,
+    }
+    return _single_fact_setup("D3", SCENARIO_TEXT["D3"], plan, facts, events, "F1", budget, params)
+
+
+def _ambiguous(name: str, real_change: bool) -> Callable[..., ScenarioSetup]:
+    def build(depth: int, change_tick: int, budget: int | None) -> ScenarioSetup:
+        plan = generators.chain(depth)
+        events = [Event(change_tick, "F1", EventKind.AMBIGUOUS, ground_truth_changed=real_change)]
+        params = {"depth": depth, "change_tick": change_tick, "budget": budget}
+        return _single_fact_setup(name, SCENARIO_TEXT[name], plan, [Fact("F1", 420)], events, "F1", budget, params)
+
+    return build
+
+
+SCENARIO_TEXT = {
+    "C": "Stable world: nothing changes; measures the validity layer's overhead.",
+    "A": "Value change: the flight price F1 is replaced ($420 -> $610) partway through a chain.",
+    "D1": "Depth chain: the root fact breaks before the plan starts; PFW vs chain depth.",
+    "D2": "Branching topology: one root fact under a fan-out/merge diamond.",
+    "D3": "Isolated branches: each branch rests on its own fact; the first branch's fact breaks.",
+    "E1": "Ambiguous signal that is a real change: verification pays off.",
+    "E2": "Ambiguous signal that is a false alarm: verification is pure cost.",
+}
+
+SCENARIOS: dict[str, ScenarioDefinition] = {
+    d.name: d
+    for d in [
+        ScenarioDefinition(
+            "C", SCENARIO_TEXT["C"], (Param("depth", 5, "int", 1, DEPTH_HELP), _budget_param()), _control
+        ),
+        ScenarioDefinition(
+            "A",
+            SCENARIO_TEXT["A"],
+            (Param("depth", 4, "int", 1, DEPTH_HELP), Param("change_tick", 1, "int", 0, TICK_HELP), _budget_param()),
+            _value_change,
+        ),
+        ScenarioDefinition(
+            "D1",
+            SCENARIO_TEXT["D1"],
+            (Param("depth", 5, "int", 1, DEPTH_HELP), Param("change_tick", 0, "int", 0, TICK_HELP), _budget_param()),
+            _depth_chain,
+        ),
+        ScenarioDefinition(
+            "D2",
+            SCENARIO_TEXT["D2"],
+            (
+                Param("depth", 8, "int", 1, "layers"),
+                Param("branching_factor", 2, "int", 1, "fan-out per layer"),
+                Param("merge_factor", 2, "int", 1, "width divisor in the merging half"),
+                Param("seed", 0, "int", None, "seed of the wiring"),
+                Param("change_tick", 0, "int", 0, TICK_HELP),
+                _budget_param(),
+            ),
+            _topology,
+        ),
+        ScenarioDefinition(
+            "D3",
+            SCENARIO_TEXT["D3"],
+            (
+                Param("pre_merge_depth", 6, "int", 1, "steps in each private branch"),
+                Param("num_branches", 8, "int", 1, "isolated branches"),
+                Param("post_merge_depth", 2, "int", 1, "steps in the shared segment"),
+                Param("change_tick", 0, "int", 0, TICK_HELP),
+                _budget_param(),
+            ),
+            _isolated_branches,
+        ),
+        ScenarioDefinition(
+            "E1",
+            SCENARIO_TEXT["E1"],
+            (Param("depth", 3, "int", 1, DEPTH_HELP), Param("change_tick", 1, "int", 0, TICK_HELP), _budget_param()),
+            _ambiguous("E1", True),
+        ),
+        ScenarioDefinition(
+            "E2",
+            SCENARIO_TEXT["E2"],
+            (Param("depth", 3, "int", 1, DEPTH_HELP), Param("change_tick", 1, "int", 0, TICK_HELP), _budget_param()),
+            _ambiguous("E2", False),
+        ),
+    ]
+}
+
+
+def scenario_names() -> list[str]:
+    return list(SCENARIOS)
+
+
+def get_scenario(name: str) -> ScenarioDefinition:
+    if not isinstance(name, str) or name not in SCENARIOS:
+        raise ParameterError(f"unknown scenario {name!r}; expected one of {', '.join(SCENARIOS)}")
+    return SCENARIOS[name]
+
+
+def setup_scenario(name: str, **params: Any) -> ScenarioSetup:
+    """The setup of a named scenario, parameters checked and defaults filled in."""
+    return get_scenario(name).setup(**params)
+
+
+def run_scenario(name: str, **params: Any) -> ScenarioRun:
+    """Run a named scenario on both executors.
+
+    >>> run = run_scenario("A")
+    >>> run.baseline.steps_used, run.validity_aware.steps_used
+    (9, 6)
+    """
+    return setup_scenario(name, **params).run()

@@ -1,0 +1,275 @@
+"""The world an executor acts in: ground truth kept apart from belief.
+
+The world holds two things that must never be confused. *Belief* is each
+fact's validity state, which executors may read. *Ground truth* is which facts
+are really broken, which no executor may read. An executor never receives the
+world itself: it gets a :class:`BeliefView`, whose only ways to learn ground
+truth are the two revealing moments of the benchmark, executing an action and
+paying for a verification. The view also keeps the books (decisions, stale
+decisions, doomed work), so the measurement is taken by the world, not
+reported by the executor being measured.
+
+Events are consumed through a pointer into a tick-sorted list and expiry is
+driven by a heap of horizons, so each step costs time proportional to what
+changes at that step, not to the number of facts.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+from .errors import ParameterError, UnknownFactError
+from .facts import DOUBTFUL_STATES, Fact, ValidityState
+from .graph import Step
+from .validation import require_int
+
+
+class EventKind(str, Enum):
+    """``replace``: the fact got a new value (it is really broken).
+    ``ambiguous``: a signal says it may have changed; whether it really did is
+    the event's ``ground_truth_changed``."""
+
+    REPLACE = "replace"
+    AMBIGUOUS = "ambiguous"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """A scheduled change to one fact, applied before the first decision at or after ``tick``."""
+
+    tick: int
+    fact_id: str
+    kind: EventKind
+    new_value: Any = None
+    ground_truth_changed: bool | None = None
+
+    def __post_init__(self) -> None:
+        require_int("event tick", self.tick, minimum=0)
+        try:
+            object.__setattr__(self, "kind", EventKind(self.kind))
+        except ValueError:
+            raise ParameterError(
+                f"unknown event kind {self.kind!r} for fact {self.fact_id!r}; "
+                f"expected one of {', '.join(k.value for k in EventKind)}"
+            ) from None
+        if self.kind is EventKind.AMBIGUOUS and not isinstance(self.ground_truth_changed, bool):
+            raise ParameterError(
+                f"an ambiguous event on {self.fact_id!r} must say ground_truth_changed=true or false, "
+                f"got {self.ground_truth_changed!r}"
+            )
+
+    @property
+    def breaks_fact(self) -> bool:
+        """Whether the event really breaks its fact in ground truth."""
+        return self.kind is EventKind.REPLACE or bool(self.ground_truth_changed)
+
+
+@dataclass
+class Ledger:
+    """Counters the world keeps while one executor runs."""
+
+    steps_used: int = 0
+    decisions_total: int = 0
+    decisions_on_stale_deps: int = 0
+    pre_failure_work: int = 0
+    verifications: int = 0
+    replans: int = 0
+
+
+class World:
+    """Live facts, a schedule of events, and the ground truth of what is broken.
+
+    One world serves one executor run; build a fresh one for each executor so
+    both see identical worlds.
+    """
+
+    def __init__(self, facts: Iterable[Fact] | Mapping[str, Fact], events: Iterable[Event] = ()) -> None:
+        fact_values = list(facts.values()) if isinstance(facts, Mapping) else list(facts)
+        self._facts: dict[str, Fact] = {}
+        for fact in fact_values:
+            if not isinstance(fact, Fact):
+                raise ParameterError(f"a world holds Fact values, got {type(fact).__name__}: {fact!r}")
+            if fact.id in self._facts:
+                raise ParameterError(f"duplicate fact id {fact.id!r} in the world")
+            self._facts[fact.id] = fact
+        schedule = list(events)
+        for event in schedule:
+            if not isinstance(event, Event):
+                raise ParameterError(f"a world's events are Event values, got {type(event).__name__}: {event!r}")
+            if event.fact_id not in self._facts:
+                raise UnknownFactError(
+                    f"event at tick {event.tick} names fact {event.fact_id!r}, which the world does not hold; "
+                    f"known facts: {', '.join(sorted(self._facts)) or '(none)'}"
+                )
+        self._events = sorted(schedule, key=lambda e: e.tick)  # stable: same-tick events keep their order
+        self._next_event = 0
+        self._broken: set[str] = set()
+        self._not_active: dict[str, ValidityState] = {
+            f.id: f.state for f in self._facts.values() if f.state is not ValidityState.ACTIVE
+        }
+        self._horizons = [(f.valid_until, f.id) for f in self._facts.values() if f.valid_until is not None]
+        heapq.heapify(self._horizons)
+        self.ledger = Ledger()
+
+    # -- time ------------------------------------------------------------------
+    @property
+    def tick(self) -> int:
+        """The world's clock: always the number of steps spent so far."""
+        return self.ledger.steps_used
+
+    def apply_due_events(self) -> None:
+        """Apply every event due by now, then expire facts past their horizon."""
+        tick = self.tick
+        events = self._events
+        while self._next_event < len(events) and events[self._next_event].tick <= tick:
+            event = events[self._next_event]
+            self._next_event += 1
+            fact = self._facts[event.fact_id]
+            if event.kind is EventKind.REPLACE:
+                self._set(fact.replaced(event.new_value, tick))
+            else:
+                self._set(fact.marked_ambiguous(tick))
+            if event.breaks_fact:
+                # Ground truth is monotone: a later false alarm does not mend a broken fact.
+                self._broken.add(event.fact_id)
+        horizons = self._horizons
+        while horizons and horizons[0][0] < tick:
+            _, fact_id = heapq.heappop(horizons)
+            fact = self._facts[fact_id]
+            if fact.is_due_to_expire(tick):
+                self._set(fact.expired(tick))
+
+    def _set(self, fact: Fact) -> None:
+        self._facts[fact.id] = fact
+        if fact.state is ValidityState.ACTIVE:
+            self._not_active.pop(fact.id, None)
+        else:
+            self._not_active[fact.id] = fact.state
+
+    def _spend(self, steps: int) -> None:
+        self.ledger.steps_used += steps
+
+    # -- ground truth (only the world and its view's revealing moments use these) --
+    def _is_doomed(self, closure: frozenset[str]) -> bool:
+        return bool(self._broken) and not self._broken.isdisjoint(closure)
+
+    # -- inspection for reports and tests (not given to executors) --------------
+    def fact(self, fact_id: str) -> Fact:
+        try:
+            return self._facts[fact_id]
+        except KeyError:
+            raise UnknownFactError(f"no fact {fact_id!r} in this world") from None
+
+    @property
+    def facts(self) -> Mapping[str, Fact]:
+        return dict(self._facts)
+
+    @property
+    def broken_facts(self) -> frozenset[str]:
+        """Ground truth, for reports after a run. Executors cannot reach this."""
+        return frozenset(self._broken)
+
+    @property
+    def events(self) -> tuple[Event, ...]:
+        return tuple(self._events)
+
+    def belief_view(self) -> BeliefView:
+        return BeliefView(self)
+
+
+class BeliefView:
+    """Everything an executor may do or see in a world, and nothing more.
+
+    Reading a fact's believed state is free; ground truth comes out only as the
+    result of :meth:`execute` on an action (did it fail?) or of a paid
+    :meth:`verify`.
+    """
+
+    __slots__ = ("_world",)
+
+    def __init__(self, world: World) -> None:
+        self._world = world
+
+    @property
+    def steps_used(self) -> int:
+        return self._world.ledger.steps_used
+
+    def sync(self) -> None:
+        """Let due events and expiries happen before the next decision."""
+        self._world.apply_due_events()
+
+    def state_of(self, fact_id: str) -> ValidityState:
+        return self._world.fact(fact_id).state
+
+    def believed_states(self, fact_ids: Iterable[str]) -> dict[str, ValidityState]:
+        return {f: self._world.fact(f).state for f in fact_ids}
+
+    def any_in_state(self, fact_ids: frozenset[str], states: frozenset[ValidityState]) -> bool:
+        """Whether any of ``fact_ids`` is believed to be in one of ``states``."""
+        not_active = self._world._not_active
+        if not not_active and ValidityState.ACTIVE not in states:
+            return False
+        active = ValidityState.ACTIVE
+        return any(not_active.get(f, active) in states for f in fact_ids)
+
+    def decide(self, closure: frozenset[str]) -> None:
+        """Record that a decision is being taken on ``closure`` (the world judges if it was stale)."""
+        world = self._world
+        world.ledger.decisions_total += 1
+        if world._is_doomed(closure):
+            world.ledger.decisions_on_stale_deps += 1
+
+    def execute(self, step: Step, closure: frozenset[str]) -> bool:
+        """Spend one step carrying out ``step``; False only when an action fails against the world.
+
+        Executing a non-action step on a broken closure is doomed work: the
+        world counts it as pre-failure work but does not tell the executor.
+        """
+        world = self._world
+        doomed = world._is_doomed(closure)
+        world._spend(1)
+        if step.is_action:
+            return not doomed
+        if doomed:
+            world.ledger.pre_failure_work += 1
+        return True
+
+    def verify(self, fact_ids: Iterable[str]) -> bool:
+        """Spend one step resolving every STALE or UNKNOWN fact in ``fact_ids``.
+
+        Each such fact that is really broken is rejected (SUPERSEDED), the rest
+        are confirmed (ACTIVE). Returns False if anything was rejected.
+        """
+        world = self._world
+        world._spend(1)
+        world.ledger.verifications += 1
+        tick = world.tick
+        ok = True
+        for fact_id in sorted(fact_ids):
+            fact = world.fact(fact_id)
+            if fact.state not in DOUBTFUL_STATES:
+                continue
+            if fact_id in world._broken:
+                world._set(fact.rejected(tick))
+                ok = False
+            else:
+                world._set(fact.confirmed(tick))
+                if fact.valid_until is not None:
+                    heapq.heappush(world._horizons, (fact.valid_until, fact_id))
+        return ok
+
+    def replan(self, cost: int) -> None:
+        """Spend ``cost`` steps replanning."""
+        self._world._spend(cost)
+        self._world.ledger.replans += 1
+
+    def ledger(self) -> Ledger:
+        """A copy of the counters so far."""
+        return Ledger(**vars(self._world.ledger))
