@@ -32,6 +32,7 @@ from .scenarios import (
     scenario_names,
     setup_scenario,
 )
+from .paths import data_path, project_root
 from .spec import load_spec, read_spec, run_spec, setup_from_spec
 from .sweeps import budget_sweep, depth_sweep, isolation_sweep, separation_window, topology_grid
 from .world import BeliefView, Event, EventKind, Ledger, World
@@ -72,6 +73,7 @@ __all__ = [
     "chain",
     "check_law",
     "compute_budget",
+    "data_path",
     "depth_sweep",
     "generate",
     "get_scenario",
@@ -79,6 +81,7 @@ __all__ = [
     "load_spec",
     "multi_branch",
     "predicted_pfw",
+    "project_root",
     "predicted_pfw_single",
     "read_spec",
     "recovery_cost",
