@@ -7,6 +7,8 @@ as cv`` gives the whole public API.
 
 from __future__ import annotations
 
+from . import fidelity, notes, plots, published, random_plans, trace
+from .distributed import Grid, RandomFamily, SweepError, sweep
 from .errors import CvlibError, CycleError, ParameterError, SpecError, UnknownFactError, UnknownStepError
 from .executors import (
     BASELINE,
@@ -21,6 +23,8 @@ from .facts import Fact, HistoryEntry, ValidityState
 from .generators import branch_facts, branching, chain, generate, multi_branch
 from .graph import PlanGraph, Step, StepKind
 from .law import LAW_CASES, break_ticks, check_law, predicted_pfw, predicted_pfw_single
+from .paths import data_path, project_root
+from .rules import ExecutionRules, VerificationModel
 from .scenarios import (
     SCENARIOS,
     ScenarioDefinition,
@@ -32,7 +36,6 @@ from .scenarios import (
     scenario_names,
     setup_scenario,
 )
-from .paths import data_path, project_root
 from .spec import load_spec, read_spec, run_spec, setup_from_spec
 from .sweeps import budget_sweep, depth_sweep, isolation_sweep, separation_window, topology_grid
 from .world import BeliefView, Event, EventKind, Ledger, World
@@ -49,6 +52,10 @@ __all__ = [
     "CycleError",
     "Event",
     "EventKind",
+    "Grid",
+    "RandomFamily",
+    "SweepError",
+    "ExecutionRules",
     "ExecutorResult",
     "Fact",
     "HistoryEntry",
@@ -65,6 +72,7 @@ __all__ = [
     "UnknownFactError",
     "UnknownStepError",
     "ValidityState",
+    "VerificationModel",
     "World",
     "branch_facts",
     "branching",
@@ -93,5 +101,6 @@ __all__ = [
     "separation_window",
     "setup_from_spec",
     "setup_scenario",
+    "sweep",
     "topology_grid",
 ]

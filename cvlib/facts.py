@@ -14,6 +14,8 @@ from dataclasses import dataclass, replace
 from enum import Enum
 from typing import Any
 
+from .errors import ParameterError
+
 
 class ValidityState(str, Enum):
     """What the holder of a fact currently believes about it.
@@ -69,6 +71,25 @@ class Fact:
     state: ValidityState = ValidityState.ACTIVE
     valid_until: int | None = None
     history: tuple[HistoryEntry, ...] = ()
+
+    def __post_init__(self) -> None:
+        # A malformed fact would otherwise fail far from its cause (a str horizon
+        # breaks the world's expiry heap several steps into a run).
+        if not isinstance(self.id, str) or not self.id:
+            raise ParameterError(f"a fact id must be a non-empty string, got {type(self.id).__name__} {self.id!r}")
+        if self.valid_until is not None and (isinstance(self.valid_until, bool) or not isinstance(self.valid_until, int)):
+            raise ParameterError(
+                f"fact {self.id!r}: valid_until must be an integer tick or None, "
+                f"got {type(self.valid_until).__name__} {self.valid_until!r}"
+            )
+        if not isinstance(self.state, ValidityState):
+            try:
+                object.__setattr__(self, "state", ValidityState(self.state))
+            except ValueError:
+                raise ParameterError(
+                    f"fact {self.id!r}: unknown state {self.state!r}; expected one of "
+                    f"{', '.join(s.value for s in ValidityState)}"
+                ) from None
 
     def _moved(self, tick: int, state: ValidityState, value: Any = None, *, keep_value: bool = True) -> Fact:
         entry = HistoryEntry(tick=tick, previous_value=self.value, previous_state=self.state)

@@ -7,11 +7,17 @@ plan. The ids below are the published ones.
 
 from __future__ import annotations
 
+import math
 import random
+from array import array
+from collections.abc import Callable
+from itertools import accumulate
 
 from .errors import ParameterError
-from .graph import PlanGraph, Step, StepKind
-from .validation import require_int
+from .graph import PlanGraph, StepKind
+from .validation import require_int, require_name
+
+_EMPTY: frozenset[str] = frozenset()
 
 
 def chain(depth: int, root_fact: str = "F1") -> PlanGraph:
@@ -22,23 +28,58 @@ def chain(depth: int, root_fact: str = "F1") -> PlanGraph:
     that requires ``root_fact`` itself.
     """
     depth = require_int("depth", depth, minimum=1)
-    steps = []
-    for i in range(depth):
-        if i == depth - 1:
-            kind = StepKind.ACTION
-        elif i == 0:
-            kind = StepKind.PLAN
-        else:
-            kind = StepKind.DECISION
-        steps.append(
-            Step(
-                id=f"S{i}",
-                kind=kind,
-                requires=frozenset({root_fact}) if i == 0 else frozenset(),
-                predecessors=(f"S{i - 1}",) if i else (),
-            )
-        )
-    return PlanGraph(steps)
+    root_fact = require_name("root_fact", root_fact)
+    kinds = [StepKind.DECISION] * depth
+    kinds[0] = StepKind.PLAN
+    kinds[-1] = StepKind.ACTION
+    requires = [_EMPTY] * depth
+    requires[0] = frozenset({root_fact})
+    # Step i's only predecessor is i - 1: CSR pointers 0, 0, 1, 2, ..., depth - 1.
+    pointers = array("q", range(-1, depth))
+    pointers[0] = 0
+    indices = array("q", range(depth - 1))
+    return PlanGraph._from_columns(
+        [f"S{i}" for i in range(depth)],
+        kinds,
+        requires,
+        (pointers, indices),
+        order=range(depth),  # one ready step at a time
+        closures=[requires[0]] * depth,
+    )
+
+
+def _sample_positions(getrandbits: Callable[[int], int], n: int, k: int) -> list[int]:
+    """``random.Random.sample(range(n), k)``, draw for draw, without its per-call overhead.
+
+    The wiring of :func:`branching` is defined by :meth:`random.Random.sample`;
+    this is CPython's algorithm for it (3.11 and later) written for a range, so
+    the same seed gives the same plan. ``tests/test_generators_fast.py`` checks
+    it against :meth:`random.Random.sample` over many seeds and sizes.
+    """
+    result = [0] * k
+    setsize = 21  # CPython's threshold between its two sampling methods
+    if k > 5:
+        setsize += 4 ** math.ceil(math.log(k * 3, 4))
+    if n <= setsize:
+        pool = list(range(n))
+        for i in range(k):
+            m = n - i
+            bits = m.bit_length()
+            r = getrandbits(bits)
+            while r >= m:
+                r = getrandbits(bits)
+            result[i] = pool[r]
+            pool[r] = pool[m - 1]
+    else:
+        bits = n.bit_length()
+        selected: set[int] = set()
+        for i in range(k):
+            r = getrandbits(bits)
+            while r >= n or r in selected:
+                r = getrandbits(bits)
+            selected.add(r)
+            result[i] = r
+    return result
 
 
 def branching_layer_widths(depth: int, branching_factor: int, merge_factor: int) -> list[int]:
@@ -74,31 +115,39 @@ def branching(
     branching_factor = require_int("branching_factor", branching_factor, minimum=1)
     merge_factor = require_int("merge_factor", merge_factor, minimum=1)
     seed = require_int("seed", seed)
-    rng = random.Random(seed)
+    root_fact = require_name("root_fact", root_fact)
+    getrandbits = random.Random(seed).getrandbits
     widths = branching_layer_widths(depth, branching_factor, merge_factor)
-    steps: list[Step] = []
-    previous: list[str] = []
+    ids: list[str] = []
+    kinds: list[StepKind] = []
+    predecessors: list[tuple[int, ...]] = []
+    order: list[int] = []
+    previous_start = previous_width = 0
     last_layer = len(widths) - 1
     for layer, width in enumerate(widths):
-        current = []
-        for j in range(width):
-            step_id = f"L{layer}_{j}"
-            if layer == 0:
-                predecessors: tuple[str, ...] = ()
-                requires = frozenset({root_fact})
-            else:
-                predecessors = tuple(rng.sample(previous, min(len(previous), branching_factor)))
-                requires = frozenset()
-            if layer == last_layer:
-                kind = StepKind.ACTION
-            elif layer == 0:
-                kind = StepKind.PLAN
-            else:
-                kind = StepKind.DECISION
-            steps.append(Step(id=step_id, kind=kind, requires=requires, predecessors=predecessors))
-            current.append(step_id)
-        previous = current
-    return PlanGraph(steps)
+        start = len(ids)
+        kind = StepKind.ACTION if layer == last_layer else StepKind.PLAN if layer == 0 else StepKind.DECISION
+        ids.extend([f"L{layer}_{j}" for j in range(width)])
+        kinds.extend([kind] * width)
+        if layer:
+            # The draws of rng.sample(previous_layer_ids, take), as step indices.
+            take = min(previous_width, branching_factor)
+            for _ in range(width):
+                picks = _sample_positions(getrandbits, previous_width, take)
+                predecessors.append(tuple([previous_start + k for k in picks]))
+        else:
+            predecessors.extend([()] * width)
+        # Kahn's order without the heap while layer numbers have one digit: a
+        # layer's steps all become ready before the next layer's ids (larger
+        # strings) can be popped, and within a layer "L3_10" < "L3_2".
+        order.extend(sorted(range(start, start + width), key=ids.__getitem__))
+        previous_start, previous_width = start, width
+    root = frozenset({root_fact})
+    requires = [root] * widths[0] + [_EMPTY] * (len(ids) - widths[0])
+    # Every step descends from layer 0, so every closure is {root_fact}.
+    return PlanGraph._from_columns(
+        ids, kinds, requires, predecessors, order=order if depth <= 10 else None, closures=[root] * len(ids)
+    )
 
 
 def multi_branch(pre_merge_depth: int, num_branches: int, post_merge_depth: int) -> PlanGraph:
@@ -112,28 +161,37 @@ def multi_branch(pre_merge_depth: int, num_branches: int, post_merge_depth: int)
     p = require_int("pre_merge_depth", pre_merge_depth, minimum=1)
     b = require_int("num_branches", num_branches, minimum=1)
     q = require_int("post_merge_depth", post_merge_depth, minimum=1)
-    steps: list[Step] = []
-    tails = []
+    ids: list[str] = []
+    kinds: list[StepKind] = []
+    requires: list[frozenset[str]] = []
+    closures: list[frozenset[str]] = []
     for branch in range(b):
-        for i in range(p):
-            steps.append(
-                Step(
-                    id=f"B{branch}_{i}",
-                    kind=StepKind.PLAN if i == 0 else StepKind.DECISION,
-                    requires=frozenset({f"F{branch + 1}"}) if i == 0 else frozenset(),
-                    predecessors=(f"B{branch}_{i - 1}",) if i else (),
-                )
-            )
-        tails.append(f"B{branch}_{p - 1}")
-    for i in range(q):
-        steps.append(
-            Step(
-                id=f"M{i}",
-                kind=StepKind.ACTION if i == q - 1 else StepKind.DECISION,
-                predecessors=tuple(tails) if i == 0 else (f"M{i - 1}",),
-            )
-        )
-    return PlanGraph(steps)
+        own = frozenset({f"F{branch + 1}"})
+        ids.extend(f"B{branch}_{i}" for i in range(p))
+        kinds.append(StepKind.PLAN)
+        kinds.extend([StepKind.DECISION] * (p - 1))
+        requires.append(own)
+        requires.extend([_EMPTY] * (p - 1))
+        closures.extend([own] * p)
+    ids.extend(f"M{i}" for i in range(q))
+    kinds.extend([StepKind.DECISION] * (q - 1) + [StepKind.ACTION])
+    requires.extend([_EMPTY] * q)
+    closures.extend([frozenset(f"F{branch + 1}" for branch in range(b))] * q)
+    # Predecessors in CSR form: within a branch, step i follows i - 1; M0 follows
+    # every branch's tail; M{i} follows M{i-1}.
+    counts = ([0] + [1] * (p - 1)) * b + [b] + [1] * (q - 1)
+    pointers = array("q", accumulate(counts, initial=0))
+    indices = array("q")
+    for branch in range(b):
+        indices.extend(range(branch * p, branch * p + p - 1))
+    indices.extend(range(p - 1, b * p, p))  # every branch's tail, in branch order
+    indices.extend(range(b * p, b * p + q - 1))
+    # Kahn's order here, without the heap: branches run whole, in the string
+    # order of their first ids ("B10_0" < "B1_0"), then the shared segment.
+    branch_order = sorted(range(b), key=lambda branch: f"B{branch}_")
+    order = [branch * p + i for branch in branch_order for i in range(p)]
+    order.extend(range(b * p, b * p + q))
+    return PlanGraph._from_columns(ids, kinds, requires, (pointers, indices), order=order, closures=closures)
 
 
 def branch_facts(num_branches: int) -> list[str]:

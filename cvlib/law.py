@@ -16,6 +16,7 @@ never runs an executor; :func:`check_law` runs them and compares.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING
 
@@ -38,15 +39,60 @@ def break_ticks(events: Iterable[Event]) -> dict[str, int]:
     return ticks
 
 
-def predicted_pfw(plan: PlanGraph, breaks: Mapping[str, int]) -> int:
-    """Baseline PFW predicted from the plan and the tick each fact breaks (see module docstring)."""
+def predicted_pfw(plan: PlanGraph, breaks: Mapping[str, int], *, through_actions: bool = False) -> int:
+    """Baseline PFW predicted from the plan and the tick each fact breaks (see module docstring).
+
+    ``through_actions=True`` predicts it for runs that go on past a successful
+    action (the non-flat recovery models of :mod:`cvlib.recovery`); see
+    :func:`predicted_pfw_through_actions`.
+    """
+    if through_actions:
+        return predicted_pfw_through_actions(plan, breaks)
     if not breaks:
         return 0
+    closures, actions = plan._run_columns()[:2]  # closures in execution order, action positions
+    first_action = actions[0] if actions else len(closures)
+    # Closures are interned: find each distinct closure's earliest break once.
+    earliest: dict[int, float] = {}
+    count = 0
+    for position in range(first_action):
+        closure = closures[position]
+        tick = earliest.get(id(closure))
+        if tick is None:
+            tick = earliest[id(closure)] = min((breaks[f] for f in closure if f in breaks), default=math.inf)
+        if tick <= position:
+            count += 1
+    return count
+
+
+def predicted_pfw_through_actions(plan: PlanGraph, breaks: Mapping[str, int]) -> int:
+    """Baseline PFW when the run continues past successful actions (multi-action plans).
+
+    The baseline walks the order one step per tick. A non-action step is
+    doomed when its closure holds a fact broken by its tick and not yet
+    re-observed; an action whose closure holds such a fact fails, and the
+    replan re-observes the facts the failure reports as wrong, after which
+    the action is retried and succeeds. A successful action changes nothing. So
+
+        PFW = #{ non-action step s : some f in closure(s) broke at a tick <= position(s)
+                 and no action a with f in closure(a) failed before s }
+
+    Exact when every break is due by the first failing action: a replan
+    moves the clock by a model-dependent cost, so a break scheduled after it
+    lands at a position only the executor knows. (With one break, or all
+    breaks at tick 0, that condition always holds.)
+    """
+    if not breaks:
+        return 0
+    refreshed: set[str] = set()
     count = 0
     for position, (step, closure) in enumerate(plan.ordered_steps()):
+        broken = {f for f in closure if f in breaks and breaks[f] <= position and f not in refreshed}
+        if not broken:
+            continue
         if step.is_action:
-            break
-        if any(breaks.get(f, position + 1) <= position for f in closure):
+            refreshed |= {f for f in closure if f in breaks and breaks[f] <= position}
+        else:
             count += 1
     return count
 
@@ -63,7 +109,7 @@ def predicted_pfw_single(plan: PlanGraph, fact_id: str, change_tick: int) -> int
     return count
 
 
-#: The 15 published law cases: (label, scenario, parameters).
+#: The 15 published law cases, each a (label, scenario, parameters) triple.
 LAW_CASES: tuple[tuple[str, str, dict[str, int]], ...] = (
     *((f"D1 chain depth={d}", "D1", {"depth": d}) for d in (1, 2, 3, 5, 10)),
     *((f"A depth=4 tick={t}", "A", {"depth": 4, "change_tick": t}) for t in (0, 1, 2, 3)),

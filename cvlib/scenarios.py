@@ -15,11 +15,12 @@ from types import MappingProxyType
 from typing import Any
 
 from . import generators
-from .errors import ParameterError
+from .errors import ParameterError, UnknownFactError
 from .executors import ExecutorResult, compute_budget, run_baseline, run_validity_aware
 from .facts import Fact
 from .graph import PlanGraph
 from .law import break_ticks, predicted_pfw
+from .rules import ExecutionRules
 from .validation import require_bool, require_int
 from .world import Event, EventKind, World
 
@@ -37,10 +38,30 @@ class ScenarioSetup:
     params: Mapping[str, Any] = field(default_factory=dict)
     description: str = ""
 
+    def __post_init__(self) -> None:
+        # Fail here, naming what is missing, rather than deep inside a run.
+        held = {f.id for f in self.facts if isinstance(f, Fact)}
+        required = self.plan.facts
+        missing = sorted(required - held)
+        if missing:
+            raise UnknownFactError(
+                f"scenario {self.name!r}: the plan requires fact(s) {', '.join(map(repr, missing))} "
+                f"that the scenario's facts do not define; defined: {', '.join(sorted(held)) or '(none)'}"
+            )
+        if self.at_risk not in required:
+            raise UnknownFactError(
+                f"scenario {self.name!r}: fact at risk {self.at_risk!r} is not required by any step; "
+                f"the plan requires: {', '.join(sorted(required))}"
+            )
+        require_int("budget", self.budget, minimum=0)
+        self.new_world()  # checks the facts and that every event names one of them
+
     def new_world(self) -> World:
+        """A fresh world with this setup's facts and events: one per executor run."""
         return World(self.facts, self.events)
 
     def structure(self) -> StructureSummary:
+        """What the plan's structure predicts before anything runs (sizes, depth, the law's PFW)."""
         size = self.plan.closure_size(self.at_risk)
         return StructureSummary(
             total_steps=len(self.plan),
@@ -50,16 +71,21 @@ class ScenarioSetup:
             predicted_baseline_pfw=predicted_pfw(self.plan, break_ticks(self.events)),
         )
 
-    def run(self) -> ScenarioRun:
-        """Run both executors on identical fresh worlds."""
-        baseline = run_baseline(self.plan, self.new_world(), self.at_risk, self.budget)
-        validity_aware = run_validity_aware(self.plan, self.new_world(), self.at_risk, self.budget)
+    def run(self, *, rules: ExecutionRules | None = None) -> ScenarioRun:
+        """Run both executors on identical fresh worlds.
+
+        ``rules`` (an :class:`~cvlib.rules.ExecutionRules`) runs them under
+        the extension chapters' options; None or the default is the article.
+        """
+        baseline = run_baseline(self.plan, self.new_world(), self.at_risk, self.budget, rules=rules)
+        validity_aware = run_validity_aware(self.plan, self.new_world(), self.at_risk, self.budget, rules=rules)
         return ScenarioRun(
             scenario=self.name,
             params=MappingProxyType(dict(self.params)),
             structure=self.structure(),
             baseline=baseline,
             validity_aware=validity_aware,
+            rules=None if rules is None or rules.is_original else rules,
         )
 
 
@@ -83,6 +109,8 @@ class ScenarioRun:
     structure: StructureSummary
     baseline: ExecutorResult
     validity_aware: ExecutorResult
+    #: Non-default execution rules the run used (None for the article's).
+    rules: ExecutionRules | None = None
 
     @property
     def overhead(self) -> int:
@@ -90,19 +118,23 @@ class ScenarioRun:
         return self.validity_aware.steps_used - self.baseline.steps_used
 
     def results(self) -> tuple[ExecutorResult, ExecutorResult]:
+        """The baseline's result, then the validity-aware executor's."""
         return (self.baseline, self.validity_aware)
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-safe record: scenario name, the full parameters used, structure and both results."""
         from dataclasses import asdict
 
-        return {
+        out = {
             "scenario": self.scenario,
             "params": dict(self.params),
             "structure": asdict(self.structure),
             "baseline": self.baseline.to_dict(),
             "validity_aware": self.validity_aware.to_dict(),
         }
+        if self.rules is not None:  # only non-default rules are recorded, so default output is unchanged
+            out["rules"] = self.rules.to_dict()
+        return out
 
     def to_frame(self):
         """One row per executor, for display."""
@@ -125,6 +157,7 @@ class Param:
     help: str = ""
 
     def check(self, value: Any) -> Any:
+        """``value`` if it suits this parameter, else a :class:`~cvlib.errors.ParameterError` naming it."""
         if self.kind == "bool":
             return require_bool(self.name, value)
         if self.kind == "optional_int" and value is None:
@@ -167,6 +200,7 @@ class ScenarioDefinition:
     build: Callable[..., ScenarioSetup]
 
     def defaults(self) -> dict[str, Any]:
+        """Each parameter's default, the values the article ran."""
         return {p.name: p.default for p in self.params}
 
     def resolve(self, given: Mapping[str, Any]) -> dict[str, Any]:
@@ -184,6 +218,7 @@ class ScenarioDefinition:
         return values
 
     def setup(self, **params: Any) -> ScenarioSetup:
+        """Check ``params`` against the defaults and build the scenario's setup."""
         values = self.resolve(params)
         return self.build(**values)
 
@@ -283,6 +318,7 @@ SCENARIO_TEXT = {
     "E2": "Ambiguous signal that is a false alarm: verification is pure cost.",
 }
 
+#: The article's named scenarios by name, in the order the article presents them.
 SCENARIOS: dict[str, ScenarioDefinition] = {
     d.name: d
     for d in [
@@ -343,10 +379,12 @@ SCENARIOS: dict[str, ScenarioDefinition] = {
 
 
 def scenario_names() -> list[str]:
+    """The article's scenario names, in the order the article presents them."""
     return list(SCENARIOS)
 
 
 def get_scenario(name: str) -> ScenarioDefinition:
+    """The definition of a named scenario; an unknown name raises a :class:`~cvlib.errors.ParameterError` listing the known ones."""
     if not isinstance(name, str) or name not in SCENARIOS:
         raise ParameterError(f"unknown scenario {name!r}; expected one of {', '.join(SCENARIOS)}")
     return SCENARIOS[name]
@@ -357,11 +395,11 @@ def setup_scenario(name: str, **params: Any) -> ScenarioSetup:
     return get_scenario(name).setup(**params)
 
 
-def run_scenario(name: str, **params: Any) -> ScenarioRun:
-    """Run a named scenario on both executors.
+def run_scenario(name: str, *, rules: ExecutionRules | None = None, **params: Any) -> ScenarioRun:
+    """Run a named scenario on both executors (under ``rules`` if given; see :mod:`cvlib.rules`).
 
     >>> run = run_scenario("A")
     >>> run.baseline.steps_used, run.validity_aware.steps_used
     (9, 6)
     """
-    return setup_scenario(name, **params).run()
+    return setup_scenario(name, **params).run(rules=rules)

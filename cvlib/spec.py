@@ -178,6 +178,10 @@ def _plan(raw: Any, fail) -> PlanGraph:
             after = entry.get("after") or []
             if not isinstance(requires, list) or not isinstance(after, list):
                 raise fail(f"plan.steps[{i}]: 'requires' and 'after' must be lists")
+            for key, names, what in (("requires", requires, "fact ids"), ("after", after, "step ids")):
+                bad = [n for n in names if not isinstance(n, str) or not n]
+                if bad:
+                    raise fail(f"plan.steps[{i}].{key} must list {what} (non-empty strings), got {bad[0]!r}")
             steps.append(Step(str(entry["id"]), entry["kind"], frozenset(requires), tuple(after)))
         return PlanGraph(steps)
     except SpecError:

@@ -14,7 +14,7 @@ from .errors import ParameterError
 from .scenarios import run_scenario, setup_scenario
 from .validation import require_int
 
-#: The published grid: depth 3-8 x branching factor 1-4 x merge factor 1-4.
+#: The published grid, depth 3-8 x branching factor 1-4 x merge factor 1-4.
 GRID_DEPTHS = tuple(range(3, 9))
 GRID_BRANCHING = tuple(range(1, 5))
 GRID_MERGING = tuple(range(1, 5))

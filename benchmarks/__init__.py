@@ -1,0 +1,1 @@
+"""cvlib's benchmark suite: ``python -m benchmarks`` (see ``benchmarks/README.md``)."""

@@ -1,0 +1,46 @@
+"""A description of the machine a measurement was made on (stored next to the numbers)."""
+
+from __future__ import annotations
+
+import os
+import platform
+import sys
+
+
+def _memory_bytes() -> int | None:
+    try:
+        return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):
+        return None
+
+
+def _cpu_model() -> str:
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown"
+
+
+def describe() -> dict:
+    """Cores, memory, CPU model, OS and the versions that matter for timings."""
+    import numpy
+    import pandas
+
+    import cvlib
+
+    memory = _memory_bytes()
+    return {
+        "cores": os.cpu_count(),
+        "memory_gib": round(memory / 2**30, 1) if memory else None,
+        "cpu": _cpu_model(),
+        "os": f"{platform.system()} {platform.release()}",
+        "python": platform.python_version(),
+        "implementation": sys.implementation.name,
+        "numpy": numpy.__version__,
+        "pandas": pandas.__version__,
+        "cvlib": cvlib.__version__,
+    }

@@ -1,0 +1,248 @@
+"""Representations rendered deterministically from a canonical record.
+
+Five forms per content object, each from the frozen record, never from one
+another unless asked (see :func:`cascade`):
+
+``full``
+    Narrative plus every element as a sentence: the raw source.
+``dense``
+    A rewrite without narrative, one short sentence per element; it drops
+    provenance.
+``summary``
+    An independently written prose summary, the "one flat compaction": it keeps
+    the story's shape and loses on purpose (values, most identifiers, the force
+    of a prohibition, reasons, provenance, relations), swaps two status words
+    and may invent a version. Its producer's claim overstates what it keeps.
+``record``
+    A compact structured record, one line per element; it keeps exact fields,
+    identifiers, force, statuses and provenance, and captures rationale and
+    relations poorly (subject only).
+``anchor``
+    One line of verified identity: title, identifiers and what is constrained.
+
+Every form carries the producer's *claimed* preservation vector. The claim is
+recorded and never trusted: :mod:`cvlib.fidelity.checker` reads the text.
+
+Token counts use :func:`count_tokens`, a deterministic regex count of words and
+punctuation marks (``\\w+`` runs and single non-space symbols). It is a
+stand-in, not a model tokenizer: compare counts with each other, not with a
+provider's bill.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from ..errors import ParameterError
+from .records import Check, ContentObject, Dimension, Floor, Force
+
+#: Representation names, richest nominal detail first (used as a stable tie-break order).
+REPRESENTATIONS: tuple[str, ...] = ("full", "dense", "summary", "record", "anchor")
+
+#: The four views of the chapter's viewer scene, as a ladder for label-driven schedules.
+LADDER: tuple[str, ...] = ("full", "dense", "record", "anchor")
+
+#: How each form is produced, from the source as is, by a (simulated) model call, or as a view of the record.
+MECHANISM: dict[str, str] = {
+    "full": "source",
+    "dense": "model",
+    "summary": "model",
+    "record": "model",
+    "anchor": "view",
+    "record_cascaded": "model",
+    "anchor_cascaded": "view",
+}
+
+_TOKEN_RE = re.compile(r"\w+|[^\w\s]")
+
+_FORCE_WORDS = {Force.PROHIBITION: "must not", Force.REQUIREMENT: "must", Force.PREFERENCE: "should"}
+
+#: The prose summary's deliberate status swaps (a contradiction with every other form).
+_SUMMARY_STATUS_SWAP = {"rejected": "on hold", "half-applied": "in progress"}
+
+_VERSION_RE = re.compile(r"^(\d+)\.(\d+)(?:\.\d+)?[a-z]?$")
+
+
+def count_tokens(text: str) -> int:
+    """Deterministic token count: runs of word characters plus single punctuation marks."""
+    return len(_TOKEN_RE.findall(text))
+
+
+@dataclass(frozen=True, slots=True)
+class Representation:
+    """One stored form of one content object.
+
+    ``claimed`` is what its producer says it preserves; it is evidence to be
+    checked, never a legality input.
+    """
+
+    object_id: str
+    name: str
+    text: str
+    tokens: int
+    claimed: frozenset[Check]
+    mechanism: str
+    source_tokens: int  # tokens of the input the producer read (0 for the source itself)
+
+
+def _cap(s: str) -> str:
+    return s[:1].upper() + s[1:]
+
+
+def _all(obj: ContentObject, level: Floor, dims: set[Dimension] | None = None) -> set[Check]:
+    out: set[Check] = set()
+    for e in obj.elements():
+        if dims is None or e.dimension in dims:
+            out |= {(e.key, lv) for lv in range(1, int(level) + 1)}
+    return out
+
+
+def render_full(obj: ContentObject) -> str:
+    """The raw source: narrative interleaved with one plain sentence per element."""
+    facts: list[str] = []
+    facts += [f"It is tracked as {i}." for i in obj.identifiers]
+    facts += [f"The {f.name} was {f.value}." for f in obj.fields]
+    facts += [f"The agent {_FORCE_WORDS[c.force]} {c.action}." for c in obj.constraints]
+    facts += [f"The reasoning about {r.subject}: {r.reason}." for r in obj.rationale]
+    facts += [f"{_cap(s.subject)} is {s.status}." for s in obj.statuses]
+    facts += [f"{_cap(r.a)} {r.verb} {r.b}." for r in obj.relations]
+    facts += [f"Evidence for {p.about} came from {p.ref}." for p in obj.provenance]
+    lines = [f"Episode {obj.object_id}: {obj.title}."]
+    narrative = list(obj.narrative)
+    # interleave: one narrative sentence before each fact while they last, rest at the end
+    for i, fact in enumerate(facts):
+        if i < len(narrative):
+            lines.append(narrative[i])
+        lines.append(fact)
+    lines += narrative[len(facts):]
+    return "\n".join(lines)
+
+
+def render_dense(obj: ContentObject) -> str:
+    """Narrative removed, one short sentence per element, provenance dropped."""
+    head = obj.title + (f" ({', '.join(obj.identifiers)})" if obj.identifiers else "") + "."
+    lines = [head]
+    lines += [f"{_cap(f.name)} {f.value}." for f in obj.fields]
+    lines += [f"Rule: {_FORCE_WORDS[c.force]} {c.action}." for c in obj.constraints]
+    lines += [f"{_cap(r.subject)}: {r.reason}." for r in obj.rationale]
+    lines += [f"{_cap(s.subject)}: {s.status}." for s in obj.statuses]
+    lines += [f"{_cap(r.a)} {r.verb} {r.b}." for r in obj.relations]
+    return "\n".join(lines)
+
+
+def render_record(obj: ContentObject) -> str:
+    """One line per element: exact by construction where fields fit, poor for reasons and relations."""
+    lines = [f"object: {obj.object_id}", f"title: {obj.title}"]
+    if obj.identifiers:
+        lines.append("ids: " + ", ".join(obj.identifiers))
+    lines += [f"field {f.name} = {f.value}" for f in obj.fields]
+    lines += [f"constraint {_FORCE_WORDS[c.force].upper()} {c.action}" for c in obj.constraints]
+    lines += [f"why {r.subject}: see source" for r in obj.rationale]
+    lines += [f"status {s.subject} = {s.status}" for s in obj.statuses]
+    lines += [f"source {p.ref}" for p in obj.provenance]
+    lines += [f"link {r.a} / {r.b}" for r in obj.relations]
+    return "\n".join(lines)
+
+
+def render_anchor(obj: ContentObject) -> str:
+    """Identity and what is constrained, nothing more."""
+    parts = [f"[{obj.object_id}] {obj.title}"]
+    if obj.identifiers:
+        parts.append(" ".join(obj.identifiers))
+    if obj.constraints:
+        parts.append("constraints on " + ", ".join(c.subject for c in obj.constraints))
+    return " | ".join(parts)
+
+
+def render_summary(obj: ContentObject) -> str:
+    """An independently written prose summary with deliberate losses.
+
+    Written as a compactor's prose would be, not from the element list: the
+    first identifier only, field names without values, a prohibition softened
+    to advice, a reason reduced to "a version conflict", two status words
+    swapped, no provenance, no relations, and a planned version bump that is
+    in no record.
+    """
+    s = [f"Worked on {obj.title}" + (f" under {obj.identifiers[0]}" if obj.identifiers else "") + "."]
+    if obj.fields:
+        s.append("Changed the " + " and ".join(f.name for f in obj.fields) + " settings along the way.")
+    for r in obj.rationale:
+        s.append(f"{_cap(r.subject)} ran into a version conflict.")
+    for st in obj.statuses:
+        s.append(f"{_cap(st.subject)} is {_SUMMARY_STATUS_SWAP.get(st.status, st.status)}.")
+    for c in obj.constraints:
+        if c.force is Force.PROHIBITION:  # softened to advice
+            s.append(f"It is probably best to avoid {c.action.split(' ', 1)[-1]} again.")
+        else:  # force dropped altogether
+            s.append(f"The notes mention the plan to {c.action}.")
+    for f in obj.fields:
+        m = _VERSION_RE.match(f.value)
+        if m:
+            s.append(f"A move to {m.group(1)}.{int(m.group(2)) + 1} is planned.")
+            break
+    return " ".join(s)
+
+
+def _claims(obj: ContentObject, name: str) -> frozenset[Check]:
+    D = Dimension
+    if name == "full":
+        c = _all(obj, Floor.EXACT)
+    elif name == "dense":
+        c = _all(obj, Floor.EXACT, set(D) - {D.PROVENANCE})
+    elif name == "record":
+        c = _all(obj, Floor.EXACT, set(D) - {D.RATIONALE, D.RELATION}) | _all(obj, Floor.MENTION, {D.RATIONALE, D.RELATION})
+    elif name == "anchor":
+        c = _all(obj, Floor.EXACT, {D.IDENTIFIER}) | _all(obj, Floor.MENTION, {D.CONSTRAINT_FORCE})
+    elif name == "summary":
+        # the producer's claim: "keeps every identifier, constraint and status" — an overstatement
+        c = _all(obj, Floor.EXACT, {D.IDENTIFIER, D.CONSTRAINT_FORCE, D.STATUS}) | _all(
+            obj, Floor.MENTION, {D.EXACT_FIELD, D.RATIONALE}
+        )
+    else:
+        raise ParameterError(f"unknown representation {name!r}; expected one of {REPRESENTATIONS}")
+    return frozenset(c)
+
+
+_RENDERERS = {
+    "full": render_full,
+    "dense": render_dense,
+    "summary": render_summary,
+    "record": render_record,
+    "anchor": render_anchor,
+}
+
+
+def render(obj: ContentObject, name: str) -> Representation:
+    """Render one named form of ``obj`` from its frozen record."""
+    if name not in _RENDERERS:
+        raise ParameterError(f"unknown representation {name!r}; expected one of {REPRESENTATIONS}")
+    text = _RENDERERS[name](obj)
+    src = 0 if name == "full" else count_tokens(render_full(obj))
+    return Representation(obj.object_id, name, text, count_tokens(text), _claims(obj, name), MECHANISM[name], src)
+
+
+def render_all(obj: ContentObject) -> dict[str, Representation]:
+    """Every form of ``obj``, keyed by name, in :data:`REPRESENTATIONS` order."""
+    return {n: render(obj, n) for n in REPRESENTATIONS}
+
+
+def cascade(obj: ContentObject) -> dict[str, Representation]:
+    """Record and anchor generated each from its predecessor, not from the source.
+
+    The cascade is full -> dense -> record -> anchor: each successor is
+    rendered from a record restricted to the elements the checker found
+    EXACT in its predecessor, so losses compound. Claims are the producer's
+    usual claims for that form (it does not know what its input lost).
+    """
+    from .checker import check  # local import: the checker does not depend on rendering
+
+    dense = render(obj, "dense")
+    kept = frozenset(k for k, lv in check(dense, obj).vector if lv == int(Floor.EXACT))
+    rec_obj = obj.restricted(kept)
+    rec_text = render_record(rec_obj)
+    rec = Representation(obj.object_id, "record_cascaded", rec_text, count_tokens(rec_text), _claims(obj, "record"), "model", dense.tokens)
+    kept2 = frozenset(k for k, lv in check(rec, obj).vector if lv == int(Floor.EXACT))
+    anc_text = render_anchor(rec_obj.restricted(kept2 | {k for k in kept if k.startswith("constraint:")}))
+    anc = Representation(obj.object_id, "anchor_cascaded", anc_text, count_tokens(anc_text), _claims(obj, "anchor"), "view", 0)
+    return {"dense": dense, "record_cascaded": rec, "anchor_cascaded": anc}

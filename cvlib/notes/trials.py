@@ -1,0 +1,189 @@
+"""The source study's published trial counts, their uncertainty, and what they imply per release.
+
+The counts live in ``data/notes_trials/published_counts.csv`` (one row per
+count, with the sentence it comes from); this module only reads them, puts
+Wilson 95% intervals on them, and combines them with staleness rates we
+measured on release histories (:mod:`cvlib.notes.history`) into expected
+stale edits per release under three policies:
+
+* **warn with a label**: a note whose code changed is still shown, labelled
+  medium-confidence/unresolved; the published rate is stale edits per trial.
+* **verify first**: the same, plus the rule to confirm against the file. The
+  source reports this arm per *task* (two trials each): k of n tasks had a
+  stale edit in at least one trial, so the per-trial rate lies between
+  k/(2n) (one bad trial per such task) and k/n (both). We carry both bounds.
+* **the gate**: the note is absent, so it cannot be applied: zero by
+  construction, whatever the model.
+
+Which stale notes are *wrong* is not in the code's history: a changed
+function may leave its note true. ``wrong_share`` (an assumption, not a
+measurement) is the share of notes on changed code whose advice is now wrong.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from statistics import NormalDist
+
+import pandas as pd
+
+from ..errors import ParameterError
+from .errors import NotesError
+
+
+def _share(name: str, value: object) -> float:
+    """``value`` as a float in [0, 1], or a ParameterError naming it."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= float(value) <= 1.0:
+        raise ParameterError(f"{name} must be a number between 0 and 1, got {value!r}")
+    return float(value)
+
+TRIAL_COLUMNS: tuple[str, ...] = (
+    "table", "study", "model", "arm", "rule_kind", "outcome", "unit", "count", "total", "published_percent", "status", "quote",
+)
+
+#: Default location of the counts, relative to the repository root.
+DEFAULT_TRIALS_FILE = Path("data") / "notes_trials" / "published_counts.csv"
+
+
+def load_trials(path: str | Path) -> pd.DataFrame:
+    """Read the published counts; refuse a file with missing columns or impossible counts."""
+    path = Path(path)
+    if not path.is_file():
+        raise NotesError(f"trial counts file {str(path)!r} does not exist (expected {DEFAULT_TRIALS_FILE} in the repository)")
+    frame = pd.read_csv(path, dtype={"rule_kind": str}, keep_default_na=False, na_values={"published_percent": [""]})
+    missing = [c for c in TRIAL_COLUMNS if c not in frame.columns]
+    if missing:
+        raise NotesError(f"trial counts file {str(path)!r} lacks column(s) {', '.join(missing)}")
+    bad = frame[(frame["count"] < 0) | (frame["count"] > frame["total"]) | (frame["total"] <= 0)]
+    if len(bad):
+        row = bad.iloc[0]
+        raise NotesError(f"trial counts file {str(path)!r}: {row['model']} {row['arm']} has count {row['count']} of {row['total']}")
+    unknown = sorted(set(frame["status"]) - {"published", "implied"})
+    if unknown:
+        raise NotesError(f"trial counts file {str(path)!r}: status must be 'published' or 'implied', got {unknown}")
+    return frame
+
+
+def wilson(count: int, total: int, confidence: float = 0.95) -> tuple[float, float]:
+    """Wilson score interval for a binomial share ``count/total``.
+
+    Chosen over the normal approximation because it stays inside [0, 1] and
+    is honest at 0 of 120 and 113 of 120, where most of these counts sit.
+    """
+    if isinstance(count, bool) or isinstance(total, bool) or int(count) != count or int(total) != total:
+        raise NotesError(f"wilson() needs whole counts, got {count!r} of {total!r}")
+    if total <= 0 or not 0 <= count <= total:
+        raise NotesError(f"wilson() needs 0 <= count <= total and total > 0, got {count!r} of {total!r}")
+    if _share("confidence", confidence) in (0.0, 1.0):
+        raise NotesError(f"confidence must lie strictly between 0 and 1, got {confidence!r}")
+    z = NormalDist().inv_cdf(0.5 + confidence / 2.0)
+    p = count / total
+    denom = 1.0 + z * z / total
+    centre = (p + z * z / (2 * total)) / denom
+    half = z * ((p * (1 - p) / total + z * z / (4 * total * total)) ** 0.5) / denom
+    low = 0.0 if count == 0 else max(0.0, centre - half)
+    high = 1.0 if count == total else min(1.0, centre + half)
+    return low, high
+
+
+def with_intervals(frame: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
+    """Add ``share``, ``low`` and ``high`` (Wilson) to a frame of counts."""
+    bounds = [wilson(int(c), int(t), confidence) for c, t in zip(frame["count"], frame["total"])]
+    return frame.assign(
+        share=frame["count"] / frame["total"],
+        low=[b[0] for b in bounds],
+        high=[b[1] for b in bounds],
+    )
+
+
+def implied_count(percent: float, total: int) -> int:
+    """The one count k with round(100 k / total, 1) == percent; error if none or several."""
+    hits = [k for k in range(total + 1) if round(100.0 * k / total, 1) == round(percent, 1)]
+    if len(hits) != 1:
+        raise NotesError(f"{percent}% of {total} does not pin down one count (candidates {hits})")
+    return hits[0]
+
+
+@dataclass(frozen=True, slots=True)
+class PolicyRates:
+    """Per-exposure probability that a shown stale note becomes a stale edit, for one model.
+
+    ``label`` and its Wilson interval are per trial; ``verify_low``/``verify_high``
+    bound the per-trial verify-first rate from the per-task count (see the
+    module docstring).
+    """
+
+    model: str
+    label: float
+    label_low: float
+    label_high: float
+    verify_low: float
+    verify_high: float
+
+
+def policy_rates(trials: pd.DataFrame) -> list[PolicyRates]:
+    """The per-exposure stale-edit rates of each model, from the published counts."""
+    arms = trials[(trials["table"] == "arms") & (trials["study"] == "ungated")]
+    out = []
+    for model in sorted(arms["model"].unique()):
+        rows = arms[arms["model"] == model].set_index("arm")
+        if "stale_labelled" not in rows.index or "stale_verify" not in rows.index:
+            raise NotesError(f"trial counts for {model!r} lack the stale_labelled or stale_verify arm")
+        lab, ver = rows.loc["stale_labelled"], rows.loc["stale_verify"]
+        lo, hi = wilson(int(lab["count"]), int(lab["total"]))
+        tasks_bad, tasks = int(ver["count"]), int(ver["total"])
+        out.append(PolicyRates(model, float(lab["count"] / lab["total"]), lo, hi, tasks_bad / (2 * tasks), tasks_bad / tasks))
+    return out
+
+
+def expected_stale_edits(step_counts: pd.DataFrame, rates: list[PolicyRates], wrong_share: float) -> pd.DataFrame:
+    """Expected stale edits and withheld true notes per release step, per 100 notes, under each policy.
+
+    Parameters
+    ----------
+    step_counts
+        One row per project with ``notes`` (notes per release step, summed
+        over steps) and the counts of each status over those steps:
+        ``CHANGED``, ``RENAMED``, ``AMBIGUOUS``, ``MISSING``, ``UNPARSABLE``,
+        and ``steps`` (how many release steps).
+    rates
+        From :func:`policy_rates`.
+    wrong_share
+        Assumed share (0..1) of notes on CHANGED code whose advice is now wrong.
+
+    Returns
+    -------
+    DataFrame
+        One row per (project, model, policy) with ``stale_edits`` (and
+        ``stale_low``/``stale_high``) per release step per 100 notes, and
+        ``true_withheld``: notes still true but withheld awaiting review per
+        release step per 100 notes (RENAMED and AMBIGUOUS notes, whose code is
+        intact, plus the not-wrong share of CHANGED ones). Only the gate pays
+        that price; the other policies show those notes.
+
+    Notes
+    -----
+    One exposure per note per release: an agent edits each changed symbol once
+    and is shown its note. MISSING notes have no code left to edit and count
+    in neither column.
+    """
+    wrong_share = _share("wrong_share", wrong_share)
+    needed = {"project", "notes", "steps", "CHANGED", "RENAMED", "AMBIGUOUS"}
+    missing = sorted(needed - set(step_counts.columns))
+    if missing:
+        raise NotesError(f"step_counts lacks column(s) {', '.join(missing)}")
+    rows = []
+    for rec in step_counts.itertuples(index=False):
+        per100 = 100.0 / rec.notes
+        wrong = rec.CHANGED * wrong_share * per100
+        true_withheld = (rec.RENAMED + rec.AMBIGUOUS + rec.CHANGED * (1 - wrong_share)) * per100
+        for r in rates:
+            common = dict(project=rec.project, model=r.model, exposed_wrong=wrong)
+            rows.append(dict(common, policy="warn with a label", stale_edits=wrong * r.label,
+                             stale_low=wrong * r.label_low, stale_high=wrong * r.label_high, true_withheld=0.0))
+            rows.append(dict(common, policy="verify first", stale_edits=wrong * (r.verify_low + r.verify_high) / 2,
+                             stale_low=wrong * r.verify_low, stale_high=wrong * r.verify_high, true_withheld=0.0))
+            rows.append(dict(common, policy="gate", stale_edits=0.0, stale_low=0.0, stale_high=0.0,
+                             true_withheld=true_withheld))
+    return pd.DataFrame(rows)

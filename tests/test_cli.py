@@ -1,0 +1,153 @@
+"""The ``cvlib`` command line, driven through click's test runner."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+import cvlib as cv
+from cvlib.cli import main
+
+
+@pytest.fixture()
+def runner():
+    return CliRunner()
+
+
+def invoke(runner, *args):
+    return runner.invoke(main, list(args), catch_exceptions=False)
+
+
+def table_row(output: str, label: str) -> list[str]:
+    for line in output.splitlines():
+        if line.startswith(label + " "):
+            return line[len(label):].split()
+    raise AssertionError(f"no row {label!r} in:\n{output}")
+
+
+def test_run_a_prints_the_published_table(runner):
+    result = invoke(runner, "run", "A")
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines()[0] == "scenario A (depth=4, change_tick=1, budget=None)"
+    assert table_row(result.stdout, "steps used") == ["9", "6"]
+    assert table_row(result.stdout, "pre-failure work") == ["2", "0"]
+    assert table_row(result.stdout, "replans") == ["1", "1"]
+    assert table_row(result.stdout, "SCUR") == ["0.75", "0.50"]
+    assert table_row(result.stdout, "completed") == ["True", "True"]
+
+
+def test_run_a_json_is_to_dict(runner):
+    result = invoke(runner, "run", "A", "--json")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout) == cv.run_scenario("A").to_dict()
+
+
+def test_run_with_a_param(runner):
+    result = invoke(runner, "run", "A", "-p", "depth=6", "--json")
+    assert result.exit_code == 0, result.output
+    record = json.loads(result.stdout)
+    assert record["params"]["depth"] == 6
+    assert record == cv.run_scenario("A", depth=6).to_dict()
+
+
+def test_run_with_several_params_and_long_option(runner):
+    result = invoke(runner, "run", "D2", "--param", "depth=4", "-p", "branching_factor=4", "-p", "merge_factor=4", "--json")
+    assert result.exit_code == 0, result.output
+    record = json.loads(result.stdout)
+    assert record["structure"]["total_steps"] == 25
+    assert record["baseline"]["pre_failure_work"] == 24
+
+
+def test_budget_none_on_the_command_line(runner):
+    result = invoke(runner, "run", "A", "-p", "budget=none", "--json")
+    assert json.loads(result.stdout)["params"]["budget"] is None
+
+
+def test_json_output_is_byte_stable(runner):
+    assert invoke(runner, "run", "D3", "--json").stdout == invoke(runner, "run", "D3", "--json").stdout
+
+
+def test_law_exits_0_and_reports_15_of_15(runner):
+    result = invoke(runner, "law")
+    assert result.exit_code == 0, result.output
+    assert "15 of 15 cases match" in result.stdout
+    for label, _, _ in cv.LAW_CASES:
+        assert label in result.stdout
+
+
+def test_law_exits_1_on_a_mismatch(runner, monkeypatch):
+    import cvlib.law
+
+    monkeypatch.setattr(cvlib.law, "predicted_pfw_single", lambda plan, fact, tick: -1)
+    result = invoke(runner, "law")
+    assert result.exit_code == 1
+    assert "0 of 15 cases match" in result.stdout
+
+
+def test_list_shows_every_scenario_with_params_and_defaults(runner):
+    result = invoke(runner, "list")
+    assert result.exit_code == 0
+    for name, definition in cv.SCENARIOS.items():
+        assert f"{name}: {definition.description}" in result.stdout
+        for p in definition.params:
+            assert f"{p.name} = {p.default!r}" in result.stdout
+
+
+@pytest.mark.parametrize(
+    ("args", "fragments"),
+    [
+        (["run", "A", "-p", "depth=six"], ["depth must be an integer", "'six'"]),
+        (["run", "A", "-p", "depth=0"], ["depth must be >= 1, got 0"]),
+        (["run", "A", "-p", "change_tick=-1"], ["change_tick must be >= 0, got -1"]),
+        (["run", "A", "-p", "budget=-4"], ["budget must be >= 0, got -4"]),
+        (["run", "A", "-p", "dpeth=6"], ["no parameter 'dpeth'", "depth (default 4)"]),
+        (["run", "B"], ["unknown scenario 'B'", "C, A, D1, D2, D3, E1, E2"]),
+    ],
+    ids=["not-an-int", "depth-0", "negative-tick", "negative-budget", "unknown-param", "unknown-scenario"],
+)
+def test_bad_input_exits_2_with_one_line(runner, args, fragments):
+    result = invoke(runner, *args)
+    assert result.exit_code == 2
+    assert result.stdout == ""
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, f"expected a one-line message, got: {result.stderr!r}"
+    assert lines[0].startswith("error: ")
+    for fragment in fragments:
+        assert fragment in lines[0]
+    assert "Traceback" not in result.output
+
+
+def test_param_without_equals_is_a_usage_error(runner):
+    result = invoke(runner, "run", "A", "-p", "depth")
+    assert result.exit_code == 2
+    assert "expected key=value, got 'depth'" in result.stderr
+
+
+def test_spec_command(runner, tmp_path):
+    path = tmp_path / "a.yaml"
+    path.write_text(
+        "name: A by spec\n"
+        "facts: [{id: F1, value: 420}]\n"
+        "plan: {generator: chain, params: {depth: 4}}\n"
+        "events: [{tick: 1, fact: F1, kind: replace, new_value: 610}]\n"
+    )
+    result = invoke(runner, "spec", str(path), "--json")
+    assert result.exit_code == 0, result.output
+    record = json.loads(result.stdout)
+    assert record["baseline"]["steps_used"] == 9 and record["validity_aware"]["steps_used"] == 6
+    table = invoke(runner, "spec", str(path))
+    assert table.stdout.splitlines()[0] == "spec A by spec"
+
+
+def test_spec_command_bad_file_exits_2(runner, tmp_path):
+    result = invoke(runner, "spec", str(tmp_path / "missing.yaml"))
+    assert result.exit_code == 2
+    assert "missing.yaml" in result.stderr and "does not exist" in result.stderr
+
+
+def test_help_and_version(runner):
+    assert invoke(runner, "--help").exit_code == 0
+    version = invoke(runner, "--version")
+    assert version.exit_code == 0 and cv.__version__ in version.stdout
