@@ -347,17 +347,7 @@ def _result(name: str, world: RuledWorld, budget: int, completed: bool, rules: E
     ledger = world.ledger  # read by the harness after the run, never through the view
     if rules.budget_rule == "strict":
         completed = completed and ledger.steps_used <= budget
-    return ExecutorResult(
-        executor=name,
-        completed=completed,
-        steps_used=ledger.steps_used,
-        budget=budget,
-        replans=ledger.replans,
-        verifications=ledger.verifications,
-        pre_failure_work=ledger.pre_failure_work,
-        decisions_total=ledger.decisions_total,
-        decisions_on_stale_deps=ledger.decisions_on_stale_deps,
-    )
+    return ExecutorResult.from_ledger(name, ledger, budget, completed)
 
 
 class _Run:

@@ -29,7 +29,7 @@ from .errors import ParameterError
 from .facts import DOUBTFUL_STATES, ValidityState
 from .graph import PlanGraph, Step
 from .validation import require_int
-from .world import BeliefView, World
+from .world import BeliefView, Ledger, World
 
 if TYPE_CHECKING:
     from .rules import ExecutionRules
@@ -67,6 +67,21 @@ class ExecutorResult:
         if self.decisions_total == 0:
             return 0.0
         return self.decisions_on_stale_deps / self.decisions_total
+
+    @classmethod
+    def from_ledger(cls, executor: str, ledger: Ledger, budget: int, completed: bool) -> ExecutorResult:
+        """The result of a finished run, from the counters its world kept."""
+        return cls(
+            executor=executor,
+            completed=completed,
+            steps_used=ledger.steps_used,
+            budget=budget,
+            replans=ledger.replans,
+            verifications=ledger.verifications,
+            pre_failure_work=ledger.pre_failure_work,
+            decisions_total=ledger.decisions_total,
+            decisions_on_stale_deps=ledger.decisions_on_stale_deps,
+        )
 
     def to_dict(self) -> dict[str, Any]:
         """Every field plus ``scur``, flat, for one row of a results table."""
@@ -108,18 +123,8 @@ def _checked_budget(plan: PlanGraph, at_risk: str, budget: int | None) -> int:
 
 
 def _result(name: str, world: World, budget: int, completed: bool) -> ExecutorResult:
-    ledger = world.ledger  # read by the harness after the run, never through the view
-    return ExecutorResult(
-        executor=name,
-        completed=completed,
-        steps_used=ledger.steps_used,
-        budget=budget,
-        replans=ledger.replans,
-        verifications=ledger.verifications,
-        pre_failure_work=ledger.pre_failure_work,
-        decisions_total=ledger.decisions_total,
-        decisions_on_stale_deps=ledger.decisions_on_stale_deps,
-    )
+    # The ledger is read by the harness after the run, never through the view.
+    return ExecutorResult.from_ledger(name, world.ledger, budget, completed)
 
 
 def _steps_to_take(
