@@ -44,7 +44,7 @@ def branching_diamond(steps: int) -> int:
 
 def layered_many_facts(steps: int) -> int:
     """A random layered DAG on 50 facts, a third of them breaking at random ticks; both executors and the law."""
-    from cvlib.random_plans import fact_ids, layered_dag, random_events
+    from cvlib.scenarios.random_plans import fact_ids, layered_dag, random_events
 
     plan = layered_dag(max(1, steps // 3), 5, 50, seed=1)
     names = fact_ids(50)

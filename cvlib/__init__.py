@@ -3,104 +3,201 @@
 What it costs when an executor keeps acting on facts that were true once and
 are not any more, and what checking validity first buys back. ``import cvlib
 as cv`` gives the whole public API.
+
+The package is layered (each layer imports only the ones below it; the
+contracts in ``.importlinter`` are checked by the tests):
+
+* :mod:`cvlib.core`: facts, plans, rules, events, the world, the executors, the law;
+* :mod:`cvlib.scenarios`: generators, random plans, named scenarios, spec files;
+* :mod:`cvlib.experiments`: the article's sweeps, X1-X5, sweeps at scale;
+* :mod:`cvlib.presentation`: figures, tables, published numbers, the CLI;
+
+with :mod:`cvlib.notes` and :mod:`cvlib.fidelity` as independent side packages.
+
+Every name below is loaded on first use (PEP 562), so ``import cvlib`` costs
+almost nothing and running a scenario never loads numpy, pandas or matplotlib.
 """
 
 from __future__ import annotations
 
-from . import fidelity, notes, plots, published, random_plans, trace
-from .distributed import Grid, RandomFamily, SweepError, sweep
-from .errors import CvlibError, CycleError, ParameterError, SpecError, UnknownFactError, UnknownStepError
-from .executors import (
-    BASELINE,
-    VALIDITY_AWARE,
-    ExecutorResult,
-    compute_budget,
-    recovery_cost,
-    run_baseline,
-    run_validity_aware,
-)
-from .facts import Fact, HistoryEntry, ValidityState
-from .generators import branch_facts, branching, chain, generate, multi_branch
-from .graph import PlanGraph, Step, StepKind
-from .law import LAW_CASES, break_ticks, check_law, predicted_pfw, predicted_pfw_single
-from .paths import data_path, project_root
-from .rules import ExecutionRules, VerificationModel
-from .scenarios import (
-    SCENARIOS,
-    ScenarioDefinition,
-    ScenarioRun,
-    ScenarioSetup,
-    StructureSummary,
-    get_scenario,
-    run_scenario,
-    scenario_names,
-    setup_scenario,
-)
-from .spec import load_spec, read_spec, run_spec, setup_from_spec
-from .sweeps import budget_sweep, depth_sweep, isolation_sweep, separation_window, topology_grid
-from .world import BeliefView, Event, EventKind, Ledger, World
+import importlib
+from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
-__all__ = [
-    "BASELINE",
-    "LAW_CASES",
-    "SCENARIOS",
-    "VALIDITY_AWARE",
-    "BeliefView",
-    "CvlibError",
-    "CycleError",
-    "Event",
-    "EventKind",
-    "Grid",
-    "RandomFamily",
-    "SweepError",
-    "ExecutionRules",
-    "ExecutorResult",
-    "Fact",
-    "HistoryEntry",
-    "Ledger",
-    "ParameterError",
-    "PlanGraph",
-    "ScenarioDefinition",
-    "ScenarioRun",
-    "ScenarioSetup",
-    "SpecError",
-    "Step",
-    "StepKind",
-    "StructureSummary",
-    "UnknownFactError",
-    "UnknownStepError",
-    "ValidityState",
-    "VerificationModel",
-    "World",
-    "branch_facts",
-    "branching",
-    "break_ticks",
-    "budget_sweep",
-    "chain",
-    "check_law",
-    "compute_budget",
-    "data_path",
-    "depth_sweep",
-    "generate",
-    "get_scenario",
-    "isolation_sweep",
-    "load_spec",
-    "multi_branch",
-    "predicted_pfw",
-    "project_root",
-    "predicted_pfw_single",
-    "read_spec",
-    "recovery_cost",
-    "run_baseline",
-    "run_scenario",
-    "run_spec",
-    "run_validity_aware",
-    "scenario_names",
-    "separation_window",
-    "setup_from_spec",
-    "setup_scenario",
-    "sweep",
-    "topology_grid",
-]
+#: Public name -> the module that defines it.
+_EXPORTS: dict[str, str] = {
+    # core
+    "CvlibError": "cvlib.core.errors",
+    "CycleError": "cvlib.core.errors",
+    "ParameterError": "cvlib.core.errors",
+    "SpecError": "cvlib.core.errors",
+    "SweepError": "cvlib.core.errors",
+    "UnknownFactError": "cvlib.core.errors",
+    "UnknownStepError": "cvlib.core.errors",
+    "Fact": "cvlib.core.facts",
+    "HistoryEntry": "cvlib.core.facts",
+    "ValidityState": "cvlib.core.facts",
+    "PlanGraph": "cvlib.core.graph",
+    "Step": "cvlib.core.graph",
+    "StepKind": "cvlib.core.graph",
+    "Event": "cvlib.core.events",
+    "EventKind": "cvlib.core.events",
+    "SilentChange": "cvlib.core.events",
+    "ResourceEvent": "cvlib.core.events",
+    "ExecutionRules": "cvlib.core.rules",
+    "VerificationModel": "cvlib.core.rules",
+    "BeliefView": "cvlib.core.world",
+    "Ledger": "cvlib.core.world",
+    "World": "cvlib.core.world",
+    "BASELINE": "cvlib.core.executors",
+    "VALIDITY_AWARE": "cvlib.core.executors",
+    "ExecutorResult": "cvlib.core.executors",
+    "compute_budget": "cvlib.core.executors",
+    "executor_names": "cvlib.core.executors",
+    "recovery_cost": "cvlib.core.executors",
+    "run_baseline": "cvlib.core.executors",
+    "run_executor": "cvlib.core.executors",
+    "run_validity_aware": "cvlib.core.executors",
+    "break_ticks": "cvlib.core.law",
+    "predicted_pfw": "cvlib.core.law",
+    "predicted_pfw_single": "cvlib.core.law",
+    "data_path": "cvlib.core.paths",
+    "project_root": "cvlib.core.paths",
+    # scenarios
+    "branch_facts": "cvlib.scenarios.generators",
+    "branching": "cvlib.scenarios.generators",
+    "chain": "cvlib.scenarios.generators",
+    "generate": "cvlib.scenarios.generators",
+    "multi_branch": "cvlib.scenarios.generators",
+    "ScenarioRun": "cvlib.scenarios.setup",
+    "ScenarioSetup": "cvlib.scenarios.setup",
+    "StructureSummary": "cvlib.scenarios.setup",
+    "SCENARIOS": "cvlib.scenarios.named",
+    "ScenarioDefinition": "cvlib.scenarios.named",
+    "get_scenario": "cvlib.scenarios.named",
+    "run_scenario": "cvlib.scenarios.named",
+    "scenario_names": "cvlib.scenarios.named",
+    "setup_scenario": "cvlib.scenarios.named",
+    "load_spec": "cvlib.scenarios.spec",
+    "read_spec": "cvlib.scenarios.spec",
+    "run_spec": "cvlib.scenarios.spec",
+    "setup_from_spec": "cvlib.scenarios.spec",
+    # experiments
+    "budget_sweep": "cvlib.experiments.article",
+    "depth_sweep": "cvlib.experiments.article",
+    "isolation_sweep": "cvlib.experiments.article",
+    "separation_window": "cvlib.experiments.article",
+    "topology_grid": "cvlib.experiments.article",
+    "LAW_CASES": "cvlib.experiments.law_check",
+    "check_law": "cvlib.experiments.law_check",
+    "Grid": "cvlib.experiments.large_sweeps",
+    "RandomFamily": "cvlib.experiments.large_sweeps",
+    "sweep": "cvlib.experiments.large_sweeps",
+}
+
+#: Modules reachable as attributes (``cv.figures.set_style()``), by short name.
+_MODULES: dict[str, str] = {
+    # core
+    "errors": "cvlib.core.errors",
+    "events": "cvlib.core.events",
+    "executors": "cvlib.core.executors",
+    "facts": "cvlib.core.facts",
+    "graph": "cvlib.core.graph",
+    "law": "cvlib.core.law",
+    "paths": "cvlib.core.paths",
+    "recovery": "cvlib.core.recovery",
+    "rules": "cvlib.core.rules",
+    "trace": "cvlib.core.trace",
+    "verification": "cvlib.core.verification",
+    "world": "cvlib.core.world",
+    # scenarios
+    "builders": "cvlib.scenarios.builders",
+    "generators": "cvlib.scenarios.generators",
+    "plan_families": "cvlib.scenarios.plan_families",
+    "random_plans": "cvlib.scenarios.random_plans",
+    "spec": "cvlib.scenarios.spec",
+    # experiments
+    "article": "cvlib.experiments.article",
+    "errata": "cvlib.experiments.errata",
+    "exposure": "cvlib.experiments.exposure",
+    "large_sweeps": "cvlib.experiments.large_sweeps",
+    "noisy_verification": "cvlib.experiments.noisy_verification",
+    "recovery_windows": "cvlib.experiments.recovery_windows",
+    "time_and_operational": "cvlib.experiments.time_and_operational",
+    # presentation
+    "extension_figures": "cvlib.presentation.extension_figures",
+    "figures": "cvlib.presentation.figures",
+    "published": "cvlib.presentation.published",
+    # side packages
+    "fidelity": "cvlib.fidelity",
+    "notes": "cvlib.notes",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    """Load a public name or a module the first time it is asked for (PEP 562)."""
+    if name in _EXPORTS:
+        value = getattr(importlib.import_module(_EXPORTS[name]), name)
+    elif name in _MODULES:
+        value = importlib.import_module(_MODULES[name])
+    else:
+        raise AttributeError(f"module 'cvlib' has no attribute {name!r}")
+    globals()[name] = value  # later lookups skip this function
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_EXPORTS, *_MODULES})
+
+
+if TYPE_CHECKING:  # what type checkers and IDEs see; nothing here runs
+    from cvlib.core.errors import (
+        CvlibError,
+        CycleError,
+        ParameterError,
+        SpecError,
+        SweepError,
+        UnknownFactError,
+        UnknownStepError,
+    )
+    from cvlib.core.events import Event, EventKind, ResourceEvent, SilentChange
+    from cvlib.core.executors import (
+        BASELINE,
+        VALIDITY_AWARE,
+        ExecutorResult,
+        compute_budget,
+        executor_names,
+        recovery_cost,
+        run_baseline,
+        run_executor,
+        run_validity_aware,
+    )
+    from cvlib.core.facts import Fact, HistoryEntry, ValidityState
+    from cvlib.core.graph import PlanGraph, Step, StepKind
+    from cvlib.core.law import break_ticks, predicted_pfw, predicted_pfw_single
+    from cvlib.core.paths import data_path, project_root
+    from cvlib.core.rules import ExecutionRules, VerificationModel
+    from cvlib.core.world import BeliefView, Ledger, World
+    from cvlib.experiments.article import (
+        budget_sweep,
+        depth_sweep,
+        isolation_sweep,
+        separation_window,
+        topology_grid,
+    )
+    from cvlib.experiments.large_sweeps import Grid, RandomFamily, sweep
+    from cvlib.experiments.law_check import LAW_CASES, check_law
+    from cvlib.scenarios.generators import branch_facts, branching, chain, generate, multi_branch
+    from cvlib.scenarios.named import (
+        SCENARIOS,
+        ScenarioDefinition,
+        get_scenario,
+        run_scenario,
+        scenario_names,
+        setup_scenario,
+    )
+    from cvlib.scenarios.setup import ScenarioRun, ScenarioSetup, StructureSummary
+    from cvlib.scenarios.spec import load_spec, read_spec, run_spec, setup_from_spec

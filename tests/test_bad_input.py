@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 
 import cvlib as cv
-from cvlib.errors import CvlibError, CycleError, ParameterError, UnknownFactError
-from cvlib.graph import PlanGraph, Step, StepKind
-from cvlib.world import Event, EventKind, World
+from cvlib.core.errors import CvlibError, CycleError, ParameterError, UnknownFactError
+from cvlib.core.graph import PlanGraph, Step, StepKind
+from cvlib.core.world import Event, EventKind, World
 
 
 def assert_clear(err: pytest.ExceptionInfo, *fragments: str) -> None:

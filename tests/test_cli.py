@@ -8,7 +8,7 @@ import pytest
 from click.testing import CliRunner
 
 import cvlib as cv
-from cvlib.cli import main
+from cvlib.presentation.cli import main
 
 
 @pytest.fixture()
@@ -78,9 +78,9 @@ def test_law_exits_0_and_reports_15_of_15(runner):
 
 
 def test_law_exits_1_on_a_mismatch(runner, monkeypatch):
-    import cvlib.law
+    import cvlib.experiments.law_check
 
-    monkeypatch.setattr(cvlib.law, "predicted_pfw_single", lambda plan, fact, tick: -1)
+    monkeypatch.setattr(cvlib.experiments.law_check, "predicted_pfw_single", lambda plan, fact, tick: -1)
     result = invoke(runner, "law")
     assert result.exit_code == 1
     assert "0 of 15 cases match" in result.stdout

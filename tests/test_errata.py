@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from cvlib import errata
-from cvlib.errors import ParameterError
+from cvlib.core.errors import ParameterError
 
 
 @pytest.fixture(scope="module")

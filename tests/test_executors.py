@@ -5,11 +5,11 @@ from __future__ import annotations
 import pytest
 
 import cvlib as cv
-from cvlib.errors import ParameterError, UnknownFactError
-from cvlib.executors import executor_names, run_executor
-from cvlib.facts import Fact, ValidityState
-from cvlib.graph import PlanGraph, Step, StepKind
-from cvlib.world import BeliefView, Event, EventKind, World
+from cvlib.core.errors import ParameterError, UnknownFactError
+from cvlib.core.executors import executor_names, run_executor
+from cvlib.core.facts import Fact, ValidityState
+from cvlib.core.graph import PlanGraph, Step, StepKind
+from cvlib.core.world import BeliefView, Event, EventKind, World
 
 
 def world(*events, valid_until=None, extra_facts=()):

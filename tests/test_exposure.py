@@ -10,9 +10,9 @@ from hypothesis import strategies as st
 
 import cvlib as cv
 from cvlib import random_plans
-from cvlib.errors import ParameterError
-from cvlib.exposure import Exposure, exposure, exposure_sweep, fit_pfw
-from cvlib.world import World
+from cvlib.core.errors import ParameterError
+from cvlib.experiments.exposure import Exposure, exposure, exposure_sweep, fit_pfw
+from cvlib.core.world import World
 
 
 def test_chain_exposure():

@@ -6,7 +6,7 @@ import dataclasses
 
 import pytest
 
-from cvlib.facts import DOUBTFUL_STATES, Fact, HistoryEntry, ValidityState
+from cvlib.core.facts import DOUBTFUL_STATES, Fact, HistoryEntry, ValidityState
 
 A = ValidityState.ACTIVE
 S = ValidityState.STALE

@@ -3,7 +3,7 @@
 import pandas as pd
 import pytest
 
-from cvlib.errors import ParameterError
+from cvlib.core.errors import ParameterError
 from cvlib.fidelity import POLICIES, experiment_a, experiment_b, outcomes_that_count, representation_table, sweep_b
 from cvlib.fidelity.trajectories import generate_trajectory
 

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cvlib.errors import ParameterError
+from cvlib.core.errors import ParameterError
 from cvlib.fidelity import (
     Floor,
     Obligation,

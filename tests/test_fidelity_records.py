@@ -2,7 +2,7 @@
 
 import pytest
 
-from cvlib.errors import CvlibError, ParameterError
+from cvlib.core.errors import CvlibError, ParameterError
 from cvlib.fidelity import (
     Constraint,
     ContentObject,

@@ -4,7 +4,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cvlib.errors import ParameterError
+from cvlib.core.errors import ParameterError
 from cvlib.fidelity import REPRESENTATIONS, check, count_tokens, generate_trajectory, render, render_all
 from cvlib.fidelity.trajectories import MIGRATION
 

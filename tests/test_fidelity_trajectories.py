@@ -2,7 +2,7 @@
 
 import pytest
 
-from cvlib.errors import ParameterError
+from cvlib.core.errors import ParameterError
 from cvlib.fidelity import four_quadrants_fixture, generate_trajectory, make_policy, migration_fixture, run_schedule
 from cvlib.fidelity.trajectories import fixture
 

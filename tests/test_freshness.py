@@ -6,19 +6,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from cvlib import engine, generators
-from cvlib.errors import ParameterError, UnknownFactError
-from cvlib.facts import Fact, ValidityState
-from cvlib.freshness import (
-    Evidence,
-    ObservationLog,
-    ResourceEvent,
-    SilentChange,
-    operational_comparison,
-    operational_setup,
-    ttl_sweep,
-)
-from cvlib.rules import ExecutionRules
+from cvlib.core import engine
+from cvlib.scenarios import generators
+from cvlib.core.errors import ParameterError, UnknownFactError
+from cvlib.core.facts import Fact, ValidityState
+from cvlib.core.events import Evidence, ObservationLog, ResourceEvent, SilentChange
+from cvlib.experiments.time_and_operational import operational_comparison, ttl_sweep
+from cvlib.scenarios.builders import operational_setup
+from cvlib.core.rules import ExecutionRules
 
 TTL2 = ExecutionRules(ttl=2, ttl_refresh=True)
 

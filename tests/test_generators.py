@@ -8,9 +8,9 @@ from collections import Counter
 import pytest
 
 import cvlib as cv
-from cvlib.errors import ParameterError
-from cvlib.generators import branching_layer_widths
-from cvlib.graph import StepKind
+from cvlib.core.errors import ParameterError
+from cvlib.scenarios.generators import branching_layer_widths
+from cvlib.core.graph import StepKind
 
 PLAN, DECISION, ACTION = StepKind.PLAN, StepKind.DECISION, StepKind.ACTION
 

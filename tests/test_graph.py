@@ -7,8 +7,8 @@ import random
 import networkx as nx
 import pytest
 
-from cvlib.errors import CvlibError, CycleError, ParameterError, UnknownStepError
-from cvlib.graph import PlanGraph, Step, StepKind
+from cvlib.core.errors import CvlibError, CycleError, ParameterError, UnknownStepError
+from cvlib.core.graph import PlanGraph, Step, StepKind
 
 
 def step(id, kind="decision", requires=(), after=()):

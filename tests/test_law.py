@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 import cvlib as cv
-from cvlib.errors import ParameterError, UnknownFactError
-from cvlib.graph import PlanGraph, Step, StepKind
-from cvlib.world import Event, EventKind
+from cvlib.core.errors import ParameterError, UnknownFactError
+from cvlib.core.graph import PlanGraph, Step, StepKind
+from cvlib.core.world import Event, EventKind
 
 
 def test_break_ticks_keeps_the_earliest_real_break_only():

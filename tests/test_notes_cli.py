@@ -7,7 +7,7 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from cvlib.cli import main
+from cvlib.presentation.cli import main
 from cvlib.notes import NotesFileError, Tier
 from cvlib.notes.notesfile import note_entry, read_notes
 

@@ -157,7 +157,7 @@ def test_status_by_horizon_counts_the_status_then():
 
 
 def test_list_parameters_given_as_strings_get_a_clear_error():
-    from cvlib.errors import ParameterError
+    from cvlib.core.errors import ParameterError
     from cvlib.notes.history import load_histories
 
     with pytest.raises(ParameterError, match="-y 'projects: \\[flask\\]'"):

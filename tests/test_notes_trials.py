@@ -10,7 +10,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from cvlib.errors import ParameterError
+from cvlib.core.errors import ParameterError
 from cvlib.notes import NotesError
 from cvlib.notes.trials import expected_stale_edits, implied_count, load_trials, policy_rates, wilson, with_intervals
 

@@ -15,9 +15,9 @@ import pytest
 
 import cvlib as cv
 from cvlib import Event, Fact, PlanGraph, Step, World
-from cvlib.executors import _SUPERSEDED, recovery_cost
-from cvlib.facts import DOUBTFUL_STATES
-from cvlib.generators import _sample_positions
+from cvlib.core.executors import _SUPERSEDED, recovery_cost
+from cvlib.core.facts import DOUBTFUL_STATES
+from cvlib.scenarios.generators import _sample_positions
 
 
 # -- the reference: the rules as one loop body per step, through the public belief view ----------

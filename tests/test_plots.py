@@ -14,10 +14,10 @@ from matplotlib.figure import Figure  # noqa: E402
 from matplotlib.patches import Rectangle  # noqa: E402
 
 import cvlib as cv  # noqa: E402
-from cvlib import plots  # noqa: E402
-from cvlib.errors import ParameterError  # noqa: E402
-from cvlib.sweeps import run_row  # noqa: E402
-from cvlib.trace import trace_both  # noqa: E402
+from cvlib.presentation import figures as plots  # noqa: E402
+from cvlib.core.errors import ParameterError  # noqa: E402
+from cvlib.experiments.article import run_row  # noqa: E402
+from cvlib.core.trace import trace_both  # noqa: E402
 
 
 @pytest.fixture(autouse=True)

@@ -16,9 +16,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import cvlib as cv
-from cvlib.facts import Fact
-from cvlib.graph import PlanGraph, Step, StepKind
-from cvlib.world import Event, EventKind
+from cvlib.core.facts import Fact
+from cvlib.core.graph import PlanGraph, Step, StepKind
+from cvlib.core.world import Event, EventKind
 
 FACTS = ("F1", "F2", "F3", "F4")
 

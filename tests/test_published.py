@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 import cvlib as cv
-from cvlib.errors import ParameterError
-from cvlib.published import PUBLISHED, at_published_params, comparison, published, verdict
+from cvlib.core.errors import ParameterError
+from cvlib.presentation.published import PUBLISHED, at_published_params, comparison, published, verdict
 
 
 def test_comparison_marks_agreement_and_disagreement():

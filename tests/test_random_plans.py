@@ -11,8 +11,8 @@ import pytest
 
 import cvlib as cv
 from cvlib import PlanGraph, StepKind
-from cvlib.errors import ParameterError
-from cvlib.random_plans import (
+from cvlib.core.errors import ParameterError
+from cvlib.scenarios.random_plans import (
     FAMILIES,
     isolated_fan_out,
     layered_dag,

@@ -8,14 +8,16 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import cvlib as cv
-from cvlib import engine
-from cvlib.errors import ParameterError
-from cvlib.facts import Fact
-from cvlib.law import predicted_pfw
-from cvlib.plan_families import action_positions, staged_chain
-from cvlib.recovery import budget_window, committed_by, redo_cost, staged_setup, window_surface
-from cvlib.rules import ExecutionRules
-from cvlib.world import Event, EventKind
+from cvlib.core import engine
+from cvlib.core.errors import ParameterError
+from cvlib.core.facts import Fact
+from cvlib.core.law import predicted_pfw
+from cvlib.scenarios.plan_families import action_positions, staged_chain
+from cvlib.core.recovery import committed_by, redo_cost
+from cvlib.experiments.recovery_windows import budget_window, window_surface
+from cvlib.scenarios.builders import staged_setup
+from cvlib.core.rules import ExecutionRules
+from cvlib.core.world import Event, EventKind
 
 REDO = ExecutionRules(recovery="redo_affected")
 SUBPLAN = ExecutionRules(recovery="subplan")

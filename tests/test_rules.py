@@ -10,11 +10,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import cvlib as cv
-from cvlib import engine
-from cvlib.errors import ParameterError
-from cvlib.executors import run_baseline, run_validity_aware
-from cvlib.rules import ORIGINAL, ExecutionRules, VerificationModel
-from cvlib.world import World
+from cvlib.core import engine
+from cvlib.core.errors import ParameterError
+from cvlib.core.executors import run_baseline, run_validity_aware
+from cvlib.core.rules import ORIGINAL, ExecutionRules, VerificationModel
+from cvlib.core.world import World
 
 
 def test_default_rules_are_the_original():

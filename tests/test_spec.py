@@ -9,7 +9,7 @@ import pytest
 import yaml
 
 import cvlib as cv
-from cvlib.errors import SpecError
+from cvlib.core.errors import SpecError
 
 VALID = {
     "name": "two-suppliers",

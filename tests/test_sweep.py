@@ -15,7 +15,7 @@ import pandas as pd
 import pytest
 
 import cvlib as cv
-from cvlib.distributed import Grid, RandomFamily, SweepError, sweep
+from cvlib.experiments.large_sweeps import Grid, RandomFamily, SweepError, sweep
 
 SPEC = RandomFamily(seed=7, count=240, max_steps=30)
 
@@ -126,7 +126,7 @@ KILLER_MODULE = textwrap.dedent(
     import signal
     from dataclasses import dataclass
 
-    from cvlib.distributed import RandomFamily
+    from cvlib.experiments.large_sweeps import RandomFamily
 
 
     @dataclass(frozen=True)

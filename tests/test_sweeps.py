@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 import cvlib as cv
-from cvlib.errors import ParameterError
+from cvlib.core.errors import ParameterError
 
 RUN_COLUMNS = {
     "total_nodes", "closure_size", "exposed_pct", "invalidation_depth", "predicted_pfw", "baseline_pfw",

@@ -5,9 +5,9 @@ from __future__ import annotations
 import pytest
 
 import cvlib as cv
-from cvlib.errors import ParameterError
-from cvlib.paths import project_root
-from cvlib.trace import TraceKind, trace_both, trace_run
+from cvlib.core.errors import ParameterError
+from cvlib.core.paths import project_root
+from cvlib.core.trace import TraceKind, trace_both, trace_run
 
 SETUPS = {name: (lambda n=name: cv.setup_scenario(n)) for name in cv.scenario_names()}
 SETUPS["A depth 6 tick 2"] = lambda: cv.setup_scenario("A", depth=6, change_tick=2)

@@ -10,15 +10,10 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import cvlib as cv
-from cvlib.errors import ParameterError
-from cvlib.rules import ExecutionRules, VerificationModel
-from cvlib.verification import (
-    AmbiguousChain,
-    break_even_prior,
-    expected_saving,
-    measured_break_even,
-    verification_sweep,
-)
+from cvlib.core.errors import ParameterError
+from cvlib.core.rules import ExecutionRules, VerificationModel
+from cvlib.core.verification import break_even_prior, expected_saving
+from cvlib.experiments.noisy_verification import AmbiguousChain, measured_break_even, verification_sweep
 
 PERFECT = VerificationModel()
 
@@ -128,7 +123,7 @@ def test_bad_sweep_inputs():
 @pytest.mark.parametrize("depth, tick", [(3, 1), (6, 0), (6, 3), (8, 5)])
 def test_non_flat_gain_matches_what_verifying_saves(depth, tick):
     # prior 1, perfect check: never-verify minus always-verify = gain - cost, the policy's own estimate
-    from cvlib import engine
+    from cvlib.core import engine
 
     setup = cv.setup_scenario("E1", depth=depth, change_tick=tick)
     steps = {}

@@ -6,10 +6,10 @@ import inspect
 
 import pytest
 
-from cvlib.errors import ParameterError, UnknownFactError
-from cvlib.facts import Fact, ValidityState
-from cvlib.graph import Step, StepKind
-from cvlib.world import BeliefView, Event, EventKind, World
+from cvlib.core.errors import ParameterError, UnknownFactError
+from cvlib.core.facts import Fact, ValidityState
+from cvlib.core.graph import Step, StepKind
+from cvlib.core.world import BeliefView, Event, EventKind, World
 
 A = ValidityState.ACTIVE
 S = ValidityState.STALE

@@ -16,8 +16,8 @@ from collections.abc import Sequence
 import numpy as np
 import pandas as pd
 
-from ..errors import ParameterError
-from ..validation import require_int
+from cvlib.core.errors import ParameterError
+from cvlib.core.validation import require_int
 from .checker import check, contradictions, survival_by_dimension
 from .costs import generation_cost
 from .legality import OperatingPoint, dominated_by, preservation_dominates

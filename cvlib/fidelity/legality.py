@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from ..errors import ParameterError
+from cvlib.core.errors import ParameterError
 from .records import Check, Obligation
 
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from enum import Enum, IntEnum
 
-from ..errors import ParameterError
+from cvlib.core.errors import ParameterError
 
 
 class Dimension(str, Enum):

@@ -34,7 +34,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from ..errors import ParameterError
+from cvlib.core.errors import ParameterError
 from .records import Check, ContentObject, Dimension, Floor, Force
 
 #: Representation names, richest nominal detail first (used as a stable tie-break order).

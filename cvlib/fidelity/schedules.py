@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import ParameterError
+from cvlib.core.errors import ParameterError
 from .records import Check, Obligation, Probe
 from .render import LADDER, REPRESENTATIONS
 

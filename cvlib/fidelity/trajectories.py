@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..errors import ParameterError
-from ..validation import require_int
+from cvlib.core.errors import ParameterError
+from cvlib.core.validation import require_int
 from .records import (
     Constraint,
     ContentObject,

@@ -15,7 +15,7 @@ from typing import Any
 
 import click
 
-from ..errors import CvlibError
+from cvlib.core.errors import CvlibError
 from .anchors import read_snapshot
 from .gate import Note, Status, SymbolIndex, Tier, agent_visible, anchor, locate
 from .notesfile import note_entry, read_notes

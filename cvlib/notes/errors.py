@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-from ..errors import CvlibError
+from cvlib.core.errors import NotesError
 
-
-class NotesError(CvlibError):
-    """A note, a notes file, a snapshot or a history table is not one the gate can work with."""
+__all__ = ["NotesError", "NotesFileError", "UnknownSymbolError"]
 
 
 class NotesFileError(NotesError):

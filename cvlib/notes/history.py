@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..errors import ParameterError
+from cvlib.core.errors import ParameterError
 from .anchors import Symbol
 from .errors import NotesError
 from .gate import Anchor, Status, SymbolIndex, classify

@@ -28,7 +28,7 @@ from statistics import NormalDist
 
 import pandas as pd
 
-from ..errors import ParameterError
+from cvlib.core.errors import ParameterError
 from .errors import NotesError
 
 

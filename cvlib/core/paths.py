@@ -1,0 +1,39 @@
+"""Where the book's data lives, wherever a notebook runs from.
+
+Papermill runs the notebooks from ``notebooks/`` while nbval re-runs the
+executed copies from ``book/chapters/``, so a relative ``../data`` is right in
+one place and wrong in the other. Notebooks ask :func:`data_path` instead.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from cvlib.core.errors import CvlibError
+
+_MARKERS = ("_toc.yml", "pyproject.toml")
+
+
+def project_root(start: Path | None = None) -> Path:
+    """The cvbook checkout: ``$CVBOOK_ROOT`` if set, else the nearest folder up from ``start``
+    (default: the working directory) holding ``data/`` and ``_toc.yml`` or ``pyproject.toml``,
+    else the folder above the installed package."""
+    env = os.environ.get("CVBOOK_ROOT")
+    if env:
+        return Path(env).resolve()
+    here = (start or Path.cwd()).resolve()
+    for folder in (here, *here.parents):
+        if (folder / "data").is_dir() and any((folder / m).is_file() for m in _MARKERS):
+            return folder
+    fallback = Path(__file__).resolve().parent.parent
+    if (fallback / "data").is_dir():
+        return fallback
+    raise CvlibError(
+        f"cannot find the cvbook data folder from {str(here)!r}; run from inside the checkout or set CVBOOK_ROOT"
+    )
+
+
+def data_path(*parts: str) -> Path:
+    """A path under the checkout's ``data/`` folder, e.g. ``data_path("scenarios", "x.yaml")``."""
+    return project_root() / "data" / Path(*parts)

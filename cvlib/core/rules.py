@@ -1,0 +1,190 @@
+"""Execution rules: the knobs the article held fixed, as one value.
+
+The article's mechanics make four simplifications it admits to: recovery is a
+flat charge, verification always resolves at one step, validity is a
+timestamp, and an action that runs past the budget still counts. Each
+extension chapter turns one of them into an option. :class:`ExecutionRules`
+collects those options; its default *is* the article's mechanics, and the
+executors take the original fast path whenever they receive the default, so
+every published number is produced by exactly the code that produced it
+before these options existed.
+
+The rule values are small frozen dataclasses so a sweep can build thousands of
+variants cheaply and a result can say which rules produced it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from cvlib.core.errors import ParameterError
+
+#: Recovery models (X1), by name.
+#:
+#: ``flat``: the article's closure + 1, and the replan
+#: ends the run. ``redo_affected``: redo the executed steps that rest on the
+#: re-observed facts, plus one replan step, then carry on with the plan.
+#: ``subplan``: as ``redo_affected``, but a successful action and everything
+#: it rested on stay done (only the invalidated sub-plan is redone).
+RECOVERY_MODELS = ("flat", "redo_affected", "subplan")
+
+#: Budget rules (X5), by name.
+#:
+#: ``original``: an action whose own step ends past the
+#: budget still counts as completed (the article's quirk). ``strict``: a run
+#: completes only if it ends within the budget.
+BUDGET_RULES = ("original", "strict")
+
+#: When a validity-aware executor verifies a doubtful (STALE/UNKNOWN) fact (X2).
+VERIFY_POLICIES = ("always", "never", "expected_cost")
+
+#: What a validity-aware executor consults before acting (X4). ``timestamp``:
+#: only the facts' believed states (expiry is a timestamp rule).
+#: ``dependency``: also the health of the resources that make each fact usable.
+CHECKERS = ("timestamp", "dependency")
+
+
+def _probability(name: str, value: object) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ParameterError(f"{name} must be a probability (a float in [0, 1]), got {type(value).__name__} {value!r}")
+    if not 0.0 <= float(value) <= 1.0:
+        raise ParameterError(f"{name} must be in [0, 1], got {value!r}")
+    return float(value)
+
+
+def _int(name: str, value: object, minimum: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ParameterError(f"{name} must be an integer, got {type(value).__name__} {value!r}")
+    if value < minimum:
+        raise ParameterError(f"{name} must be >= {minimum}, got {value}")
+    return value
+
+
+def _choice(name: str, value: object, options: tuple[str, ...]) -> str:
+    if value not in options:
+        raise ParameterError(f"{name} must be one of {', '.join(options)}; got {value!r}")
+    return str(value)
+
+
+@dataclass(frozen=True, slots=True)
+class VerificationModel:
+    """How a verification behaves (X2).
+
+    Parameters
+    ----------
+    miss_rate:
+        Probability that a fact which really changed is reported as fine.
+    false_alarm_rate:
+        Probability that a fact which did not change is reported as changed.
+    cost:
+        Steps one verification spends (the article: 1).
+    seed:
+        Seed of the world's verification noise; noise is drawn only when a
+        rate is above zero, so a noise-free model consumes no randomness.
+    """
+
+    miss_rate: float = 0.0
+    false_alarm_rate: float = 0.0
+    cost: int = 1
+    seed: int = 0
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "miss_rate", _probability("miss_rate", self.miss_rate))
+        object.__setattr__(self, "false_alarm_rate", _probability("false_alarm_rate", self.false_alarm_rate))
+        _int("verification cost", self.cost, 0)
+        _int("verification seed", self.seed, -(2**63))
+
+    @property
+    def is_noisy(self) -> bool:
+        """Whether verification can be wrong (a miss rate or a false-alarm rate above 0)."""
+        return self.miss_rate > 0.0 or self.false_alarm_rate > 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class ExecutionRules:
+    """Every execution option in one value; ``ExecutionRules()`` is the article.
+
+    Parameters
+    ----------
+    recovery:
+        One of :data:`RECOVERY_MODELS` (X1).
+    budget_rule:
+        One of :data:`BUDGET_RULES` (X5).
+    verification:
+        The :class:`VerificationModel` (X2); the default is the article's
+        perfect one-step check.
+    verify_policy:
+        One of :data:`VERIFY_POLICIES` (X2). ``expected_cost`` verifies only
+        when the expected saving beats the cost, given ``prior_change``.
+    prior_change:
+        Probability the executor assigns to "a doubtful fact really changed"
+        (used only by the ``expected_cost`` policy).
+    ttl:
+        Time-to-live in ticks (X4): a fact observed at tick *o* is fresh while
+        tick <= *o* + ttl. None leaves each fact's own ``valid_until``.
+    ttl_refresh:
+        Whether a confirming verification renews the horizon (to the time the
+        evidence was *observed*, never the time it was read).
+    checker:
+        One of :data:`CHECKERS` (X4).
+    launder:
+        The wrong bookkeeping, kept only to show what it costs: a verification
+        that can only read old (cached) evidence renews freshness as if the
+        evidence were new. Never on by default.
+    """
+
+    recovery: str = "flat"
+    budget_rule: str = "original"
+    verification: VerificationModel = field(default_factory=VerificationModel)
+    verify_policy: str = "always"
+    prior_change: float = 0.5
+    ttl: int | None = None
+    ttl_refresh: bool = False
+    checker: str = "timestamp"
+    launder: bool = False
+
+    def __post_init__(self) -> None:
+        _choice("recovery", self.recovery, RECOVERY_MODELS)
+        _choice("budget_rule", self.budget_rule, BUDGET_RULES)
+        _choice("verify_policy", self.verify_policy, VERIFY_POLICIES)
+        _choice("checker", self.checker, CHECKERS)
+        if not isinstance(self.verification, VerificationModel):
+            raise ParameterError(
+                f"verification must be a VerificationModel, got {type(self.verification).__name__} {self.verification!r}"
+            )
+        object.__setattr__(self, "prior_change", _probability("prior_change", self.prior_change))
+        if self.ttl is not None:
+            _int("ttl", self.ttl, 0)
+        for name in ("ttl_refresh", "launder"):
+            if not isinstance(getattr(self, name), bool):
+                raise ParameterError(f"{name} must be true or false, got {getattr(self, name)!r}")
+
+    @property
+    def is_original(self) -> bool:
+        """True when these rules are the article's, so the original fast path applies."""
+        return self == ORIGINAL
+
+    @property
+    def continues_past_actions(self) -> bool:
+        """Whether a run goes on after a successful action (multi-action plans).
+
+        Only the non-flat recovery models do: under the flat model a replan
+        ends the run and the first action ends it too, as in the article.
+        """
+        return self.recovery != "flat"
+
+    def to_dict(self) -> dict[str, Any]:
+        """Every rule as plain values, nested for the verification model."""
+        return asdict(self)
+
+
+#: The article's rules.
+ORIGINAL = ExecutionRules()
+
+
+def check_rules(rules: object) -> ExecutionRules | None:
+    """Return ``rules`` if it is None or an :class:`ExecutionRules`, else a clear error."""
+    if rules is None or isinstance(rules, ExecutionRules):
+        return rules
+    raise ParameterError(f"rules must be an ExecutionRules value or None, got {type(rules).__name__} {rules!r}")

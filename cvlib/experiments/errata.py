@@ -1,0 +1,228 @@
+"""Errata and robustness (X5): which results survive the corrected rules, and how fragile each headline is.
+
+The original mechanics have two quirks the article does not flag: an action
+whose step ends past the budget still counts as completed, and recovery costs
+the same whatever was already done. :data:`CORRECTIONS` names the rule sets
+that correct them, alone and together; :func:`headline_results` recomputes
+every published number under any of them, so :func:`errata_table` can say,
+quantity by quantity, what changes. :func:`sensitivity` varies each
+headline's parameters one at a time around the published point.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import pandas as pd
+
+from cvlib.core.errors import ParameterError
+from cvlib.core.rules import ORIGINAL, ExecutionRules
+
+#: The rule sets compared, the article's, each correction alone, and both.
+CORRECTIONS: dict[str, ExecutionRules] = {
+    "original": ORIGINAL,
+    "strict_budget": ExecutionRules(budget_rule="strict"),
+    "redo_affected": ExecutionRules(recovery="redo_affected"),
+    "both": ExecutionRules(recovery="redo_affected", budget_rule="strict"),
+}
+
+
+def _rules(name_or_rules: str | ExecutionRules) -> ExecutionRules:
+    if isinstance(name_or_rules, ExecutionRules):
+        return name_or_rules
+    try:
+        return CORRECTIONS[name_or_rules]
+    except (KeyError, TypeError):
+        raise ParameterError(f"unknown correction {name_or_rules!r}; expected one of {', '.join(CORRECTIONS)}") from None
+
+
+def window(scenario: str, rules: ExecutionRules, budgets: range | None = None, **params: Any) -> str:
+    """Budgets at which only the validity-aware executor completes, as ``"low-high"`` (or ``"none"``).
+
+    Budgets default to the published sweep's: the computed budget down by five.
+    """
+    from cvlib.scenarios.named import setup_scenario
+
+    base = setup_scenario(scenario, **params)
+    if budgets is None:
+        budgets = range(base.budget, max(base.budget - 6, -1), -1)
+    only_va = []
+    for budget in budgets:
+        run = setup_scenario(scenario, **{**params, "budget": budget}).run(rules=rules)
+        if run.validity_aware.completed and not run.baseline.completed:
+            only_va.append(budget)
+    if not only_va:
+        return "none"
+    only_va.sort()
+    contiguous = only_va[-1] - only_va[0] + 1 == len(only_va)
+    return f"{only_va[0]}-{only_va[-1]}" if contiguous else ",".join(map(str, only_va))
+
+
+def headline_results(rules: str | ExecutionRules = "original") -> pd.DataFrame:
+    """Every published number recomputed under ``rules``: one row per (headline, quantity)."""
+    from cvlib.core.law import break_ticks, predicted_pfw
+    from cvlib.experiments.law_check import LAW_CASES
+    from cvlib.scenarios.named import run_scenario, setup_scenario
+    from cvlib.experiments.article import GRID_BRANCHING, GRID_DEPTHS, GRID_MERGING
+
+    rules = _rules(rules)
+    rows: list[tuple[str, str, Any]] = []
+
+    def add(headline: str, quantity: str, value: Any) -> None:
+        rows.append((headline, quantity, value))
+
+    c = run_scenario("C", rules=rules)
+    add("C control", "steps baseline / validity-aware", f"{c.baseline.steps_used} / {c.validity_aware.steps_used}")
+    add("C control", "overhead", c.overhead)
+    a = run_scenario("A", rules=rules)
+    add("A value change", "steps baseline / validity-aware", f"{a.baseline.steps_used} / {a.validity_aware.steps_used}")
+    add("A value change", "PFW baseline / validity-aware", f"{a.baseline.pre_failure_work} / {a.validity_aware.pre_failure_work}")
+    add("A value change", "replans baseline / validity-aware", f"{a.baseline.replans} / {a.validity_aware.replans}")
+    add("A value change", "SCUR baseline / validity-aware", f"{a.baseline.scur:.2f} / {a.validity_aware.scur:.2f}")
+    add("A value change", "completed baseline / validity-aware", f"{a.baseline.completed} / {a.validity_aware.completed}")
+    d1 = [run_scenario("D1", depth=d, rules=rules).baseline.pre_failure_work for d in (1, 2, 3, 5, 10)]
+    add("D1 depth chain", "baseline PFW at depths 1, 2, 3, 5, 10", ", ".join(map(str, d1)))
+    d2 = [
+        run_scenario("D2", depth=d, branching_factor=bf, merge_factor=mf, rules=rules).baseline.pre_failure_work
+        for d, bf, mf in ((6, 1, 1), (4, 4, 4), (8, 2, 2))
+    ]
+    add("D2 topologies", "baseline PFW chain / shallow-wide / deep-branching", " / ".join(map(str, d2)))
+    grid_ok = sum(
+        1
+        for d in GRID_DEPTHS
+        for bf in GRID_BRANCHING
+        for mf in GRID_MERGING
+        if (lambda r: r.baseline.pre_failure_work == r.structure.total_steps - 1)(
+            run_scenario("D2", depth=d, branching_factor=bf, merge_factor=mf, rules=rules)
+        )
+    )
+    add("D2 grid", "configs with PFW = nodes - 1 (of 96)", grid_ok)
+    d3 = [run_scenario("D3", num_branches=b, rules=rules).baseline.pre_failure_work for b in (1, 4, 8)]
+    add("D3 isolation", "baseline PFW at 1, 4, 8 branches", ", ".join(map(str, d3)))
+    d3_steps = [run_scenario("D3", num_branches=b, rules=rules).validity_aware.steps_used for b in (1, 4, 8)]
+    add("D3 isolation", "validity-aware steps at 1, 4, 8 branches", ", ".join(map(str, d3_steps)))
+    for name in ("E1", "E2"):
+        e = run_scenario(name, rules=rules)
+        add(f"{name} ambiguous", "steps baseline / validity-aware (verifications)",
+            f"{e.baseline.steps_used} / {e.validity_aware.steps_used} ({e.validity_aware.verifications})")
+    add("Budget sweep", "budgets where only validity-aware completes (9 down to 4)", window("A", rules))
+    through = rules.continues_past_actions
+    law_ok = 0
+    for _, scenario, params in LAW_CASES:
+        setup = setup_scenario(scenario, **params)
+        law_ok += setup.run(rules=rules).baseline.pre_failure_work == predicted_pfw(
+            setup.plan, break_ticks(setup.events), through_actions=through
+        )
+    add("PFW law", "cases matching (of 15)", law_ok)
+    return pd.DataFrame(rows, columns=["headline", "quantity", "value"])
+
+
+def errata_table(corrections: Mapping[str, ExecutionRules] | None = None) -> pd.DataFrame:
+    """Every published quantity under every correction, with a column saying whether any changed."""
+    corrections = dict(CORRECTIONS if corrections is None else corrections)
+    merged = None
+    for name, rules in corrections.items():
+        frame = headline_results(rules).rename(columns={"value": name})
+        merged = frame if merged is None else merged.merge(frame, on=["headline", "quantity"], how="left", sort=False)
+    names = list(corrections)
+    merged["changes"] = merged[names].astype(str).nunique(axis=1) > 1
+    return merged
+
+
+# -- sensitivity ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Headline:
+    """A published number, the scenario and parameters it comes from, and the parameters to vary."""
+
+    name: str
+    scenario: str
+    published: Any
+    measure: Callable[..., Any]
+    base: Mapping[str, Any]
+    vary: Mapping[str, tuple[int, ...]]
+
+
+def _steps(run) -> str:
+    return f"{run.baseline.steps_used} / {run.validity_aware.steps_used}"
+
+
+def _pfw(run) -> int:
+    return run.baseline.pre_failure_work
+
+
+def _completed(run) -> str:
+    return f"{run.baseline.completed} / {run.validity_aware.completed}"
+
+
+#: The article's headline numbers and the parameters each one is swept over.
+HEADLINES: tuple[Headline, ...] = (
+    Headline("A steps (baseline / validity-aware)", "A", "9 / 6", _steps, {"depth": 4, "change_tick": 1},
+             {"change_tick": (0, 1, 2, 3, 4), "depth": (2, 3, 4, 5, 6), "budget": (5, 6, 7, 8, 9)}),
+    Headline("A completed (baseline / validity-aware)", "A", "True / True", _completed, {"depth": 4, "change_tick": 1},
+             {"change_tick": (0, 1, 2, 3, 4), "budget": (5, 6, 7, 8, 9)}),
+    Headline("A baseline PFW", "A", 2, _pfw, {"depth": 4, "change_tick": 1},
+             {"change_tick": (0, 1, 2, 3, 4), "depth": (2, 3, 4, 5, 6)}),
+    Headline("Budget window", "A", "6-8", None, {"depth": 4, "change_tick": 1},
+             {"change_tick": (0, 1, 2, 3), "depth": (3, 4, 5, 6)}),
+    Headline("D1 baseline PFW (depth 5)", "D1", 4, _pfw, {"depth": 5, "change_tick": 0},
+             {"change_tick": (0, 1, 2, 3, 4), "depth": (1, 3, 5, 7, 10)}),
+    Headline("D3 baseline PFW (8 branches)", "D3", 7, _pfw, {"num_branches": 8, "change_tick": 0},
+             {"change_tick": (0, 1, 2, 4, 8), "pre_merge_depth": (2, 4, 6, 8)}),
+    Headline("E1 steps (baseline / validity-aware)", "E1", "7 / 6", _steps, {"depth": 3, "change_tick": 1},
+             {"change_tick": (0, 1, 2, 3), "depth": (2, 3, 4, 6)}),
+    Headline("E2 steps (baseline / validity-aware)", "E2", "3 / 4", _steps, {"depth": 3, "change_tick": 1},
+             {"change_tick": (0, 1, 2, 3), "depth": (2, 3, 4, 6)}),
+    Headline("C steps (baseline / validity-aware)", "C", "5 / 5", _steps, {"depth": 5},
+             {"depth": (1, 3, 5, 8), "budget": (3, 4, 5, 6)}),
+    Headline("C completed (baseline / validity-aware)", "C", "True / True", _completed, {"depth": 5},
+             {"budget": (3, 4, 5, 6, 11)}),
+)
+
+
+def headline(name: str) -> Headline:
+    """One of :data:`HEADLINES` by its name; an unknown name raises a :class:`~cvlib.errors.ParameterError` listing them."""
+    for h in HEADLINES:
+        if h.name == name:
+            return h
+    raise ParameterError(f"unknown headline {name!r}; expected one of {', '.join(h.name for h in HEADLINES)}")
+
+
+def sensitivity(name: str, rules: str | ExecutionRules = "original") -> pd.DataFrame:
+    """One headline, each parameter varied alone around the published point: a small tidy table.
+
+    Columns: parameter, value, result, published_point (True on the published
+    parameters) and, when ``rules`` differ from the article's, the result
+    under ``rules`` too.
+    """
+    from cvlib.scenarios.named import run_scenario
+
+    from cvlib.scenarios.named import setup_scenario
+
+    h = headline(name)
+    corrected = _rules(rules)
+    published = {**h.base, "budget": setup_scenario(h.scenario, **h.base).budget}
+    rows = []
+    for param, values in h.vary.items():
+        for value in values:
+            params = {**h.base, param: value}
+            if h.measure is None:  # the budget window
+                result = window(h.scenario, ORIGINAL, **params)
+                fixed = window(h.scenario, corrected, **params)
+            else:
+                result = h.measure(run_scenario(h.scenario, **params))
+                fixed = h.measure(run_scenario(h.scenario, rules=corrected, **params))
+            rows.append({
+                "parameter": param,
+                "value": value,
+                "result": result,
+                "corrected": fixed,
+                "published_point": value == published.get(param),
+            })
+    frame = pd.DataFrame(rows)
+    if corrected.is_original:
+        frame = frame.drop(columns="corrected")
+    return frame

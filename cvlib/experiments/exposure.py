@@ -1,0 +1,152 @@
+"""Size, depth and breadth of what a break exposes, measured apart (X3).
+
+The article's generators tie breadth to size (one root fact under every
+step) or to depth (chains inside isolated branches), so its finding "size,
+not shape, drives doomed work" could not tell the three apart. Random layered
+DAGs with several facts and isolated branches that fan out
+(:mod:`cvlib.random_plans`) pull them apart. For a plan and the facts that
+break, the *exposed set* is the non-action steps before the first action
+whose closure holds a broken fact, and
+
+* **exposed size** is how many there are;
+* **exposed depth** is the longest chain of steps inside the exposed set;
+* **exposed breadth** is the most exposed steps on one level of that chain
+  structure (level = length of the longest exposed chain ending at a step).
+
+:func:`exposure_sweep` measures these with the baseline's PFW on thousands of
+seeded plans, and :func:`fit_pfw` regresses PFW on them by least squares.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from cvlib.core.errors import ParameterError
+from cvlib.core.graph import PlanGraph
+from cvlib.core.validation import require_int
+
+
+@dataclass(frozen=True, slots=True)
+class Exposure:
+    """What a set of breaks exposes in a plan, before anything runs."""
+
+    size: int
+    depth: int
+    breadth: int
+    after_break: int  #: exposed steps at or after the tick their broken fact breaks (the law's count)
+
+
+def exposure(plan: PlanGraph, breaks: Mapping[str, int]) -> Exposure:
+    """Exposed size, depth and breadth of ``breaks`` (fact -> tick it breaks) in ``plan``."""
+    level: dict[str, int] = {}
+    after = 0
+    for position, (step, closure) in enumerate(plan.ordered_steps()):
+        if step.is_action:
+            break
+        ticks = [breaks[f] for f in closure if f in breaks]
+        if not ticks:
+            continue
+        level[step.id] = 1 + max((level[p] for p in step.predecessors if p in level), default=0)
+        after += min(ticks) <= position
+    if not level:
+        return Exposure(0, 0, 0, 0)
+    counts = np.bincount(list(level.values()))
+    return Exposure(size=len(level), depth=int(max(level.values())), breadth=int(counts.max()), after_break=after)
+
+
+def exposure_sweep(
+    n_plans: int = 2000,
+    seed: int = 0,
+    families: Sequence[str] = ("layered", "fan_out"),
+    max_steps: int = 60,
+) -> pd.DataFrame:
+    """Seeded random plans: exposure features, the law's prediction and the baseline's PFW, twice per plan.
+
+    Each plan is run on its own random schedule (``timing="random"``: several
+    facts break at random ticks, some after the plan has started) and on the
+    same schedule with every break moved to tick 0 (``timing="at_start"``).
+    Plans alternate between ``families`` (see
+    :data:`cvlib.random_plans.FAMILIES`); plan *i* uses
+    ``random_setup(seed, i)``. Plans where nothing breaks are kept (PFW 0).
+    """
+    from cvlib.scenarios import random_plans
+    from cvlib.core.executors import run_baseline
+    from cvlib.core.law import break_ticks, predicted_pfw
+    from cvlib.core.world import Event, World
+
+    n_plans = require_int("n_plans", n_plans, minimum=1)
+    seed = require_int("seed", seed)
+    if isinstance(families, str) or not families:
+        raise ParameterError(f"families must be a non-empty list of plan families, got {families!r}")
+    rows = []
+    for i in range(n_plans):
+        family = families[i % len(families)]
+        setup = random_plans.random_setup(seed, i, family=family, max_steps=max_steps)
+        at_start = tuple(Event(0, e.fact_id, e.kind, e.new_value, e.ground_truth_changed) for e in setup.events)
+        for timing, events in (("random", setup.events), ("at_start", at_start)):
+            breaks = break_ticks(events)
+            feature = exposure(setup.plan, breaks)
+            result = run_baseline(setup.plan, World(setup.facts, events), setup.at_risk, setup.budget)
+            rows.append({
+                "plan": i,
+                "family": family,
+                "timing": timing,
+                "steps": len(setup.plan),
+                "facts_broken": len(breaks),
+                "exposed_size": feature.size,
+                "exposed_depth": feature.depth,
+                "exposed_breadth": feature.breadth,
+                "exposed_after_break": feature.after_break,
+                "predicted_pfw": predicted_pfw(setup.plan, breaks),
+                "baseline_pfw": result.pre_failure_work,
+                "completed": result.completed,
+            })
+    frame = pd.DataFrame(rows)
+    frame["law_holds"] = frame["predicted_pfw"] == frame["baseline_pfw"]
+    return frame
+
+
+@dataclass(frozen=True)
+class Fit:
+    """An ordinary least-squares fit of PFW: coefficients (with the intercept), residual and R^2."""
+
+    terms: tuple[str, ...]
+    coefficients: tuple[float, ...]
+    rmse: float
+    max_abs_residual: float
+    r_squared: float
+    n: int
+    fitted: np.ndarray
+
+    def table(self) -> pd.DataFrame:
+        """One row per term (the intercept first) with its fitted coefficient."""
+        return pd.DataFrame({"term": ("intercept", *self.terms), "coefficient": self.coefficients})
+
+
+def fit_pfw(data: pd.DataFrame, terms: Sequence[str], target: str = "baseline_pfw") -> Fit:
+    """Least-squares fit of ``target`` on ``terms`` plus an intercept (numpy ``lstsq``)."""
+    missing = [t for t in (*terms, target) if t not in data.columns]
+    if missing:
+        raise ParameterError(f"fit_pfw: no column(s) {missing}; the data has {list(data.columns)}")
+    if len(data) <= len(terms) + 1:
+        raise ParameterError(f"fit_pfw needs more rows than terms + 1, got {len(data)} rows for {len(terms)} terms")
+    x = np.column_stack([np.ones(len(data)), *(data[t].to_numpy(dtype=float) for t in terms)])
+    y = data[target].to_numpy(dtype=float)
+    coefficients, *_ = np.linalg.lstsq(x, y, rcond=None)
+    fitted = x @ coefficients
+    residual = y - fitted
+    total = float(((y - y.mean()) ** 2).sum())
+    r_squared = 1.0 - float((residual**2).sum()) / total if total > 0 else 1.0
+    return Fit(
+        terms=tuple(terms),
+        coefficients=tuple(float(c) for c in coefficients),
+        rmse=float(np.sqrt((residual**2).mean())),
+        max_abs_residual=float(np.abs(residual).max()),
+        r_squared=r_squared,
+        n=len(data),
+        fitted=fitted,
+    )

@@ -1,0 +1,418 @@
+"""Sweeps that run serially, on local processes or on Dask, and resume after a crash.
+
+A sweep is a list of *tasks* numbered 0 … n-1 (a :class:`Grid` of one named
+scenario's parameters, or a seeded :class:`RandomFamily` of random plans),
+cut into fixed-size *chunks*. Each chunk is computed by a pure function of
+(spec, start, stop), so it does not matter which process computes it, in what
+order, or how many times: :func:`sweep` puts the chunks back in task order,
+and the result is identical whatever the backend and the number of workers.
+The chunk size is a parameter of the sweep, never derived from the backend.
+
+Backends (``backend=``):
+
+* ``"serial"``: in this process, chunk after chunk (the default);
+* ``"processes"``: a pool of local processes (:mod:`concurrent.futures`);
+* ``"dask"``: :mod:`dask.distributed`, on a fresh ``LocalCluster`` of
+  ``workers`` single-threaded worker processes, or on an existing cluster
+  given by its scheduler ``address``. If a worker dies mid-sweep, Dask's
+  scheduler reschedules the chunks it held on the surviving (or restarted)
+  workers; each chunk is collected once, by its future, so nothing is lost
+  or counted twice.
+
+With ``checkpoint=DIR``, every finished chunk is written to
+``DIR/chunk-NNNNNN.parquet`` as it arrives, atomically (a temporary file in
+the same folder, then :func:`os.replace`), next to a ``sweep.json`` manifest
+naming the sweep. Running the same sweep again with the same folder skips the
+chunks already there, so an interrupted sweep resumes without recomputing
+finished work and never reads a half-written file; a different sweep in the
+same folder is refused. The result is assembled from the Arrow tables of the
+chunks, so a resumed sweep writes the same Parquet bytes as an uninterrupted
+one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import math
+import os
+import tempfile
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from cvlib.core.errors import ParameterError, SweepError
+from cvlib.core.executors import run_baseline, run_validity_aware
+from cvlib.core.law import break_ticks, predicted_pfw
+from cvlib.core.validation import require_int
+
+BACKENDS: tuple[str, ...] = ("serial", "processes", "dask")
+
+#: Default tasks per chunk; small enough for a progress bar that moves, large enough to amortise scheduling.
+DEFAULT_CHUNK_SIZE = 500
+
+
+class SweepSpec(Protocol):
+    """What :func:`sweep` needs from a spec: a length, rows for a range of tasks, and a description."""
+
+    def __len__(self) -> int: ...
+
+    def rows(self, start: int, stop: int) -> list[dict[str, Any]]:
+        """One result row for each task ``start`` up to (not including) ``stop``."""
+        ...
+
+    def describe(self) -> dict[str, Any]:
+        """A JSON-able description that identifies the sweep (a resumed run must match it)."""
+        ...
+
+
+# -- specs -----------------------------------------------------------------------------
+
+
+def _scalar_values(name: str, values: object) -> tuple[Any, ...]:
+    if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
+        raise ParameterError(f"grid parameter {name!r} needs a list of values, got {type(values).__name__} {values!r}")
+    out = tuple(values)
+    if not out:
+        raise ParameterError(f"grid parameter {name!r} needs at least one value, got an empty list")
+    return out
+
+
+@dataclass(frozen=True, slots=True)
+class Grid:
+    """Every combination of parameter values for one named scenario, the last parameter varying fastest.
+
+    ``Grid("D2", depth=[3, 4], branching_factor=[1, 2])`` is four tasks. Each
+    row holds the task number, the scenario, its parameters and the numbers of
+    :func:`cvlib.sweeps.run_row`.
+    """
+
+    scenario: str
+    params: tuple[tuple[str, tuple[Any, ...]], ...] = field(default=())
+
+    def __init__(self, scenario: str, **params: Iterable[Any]) -> None:
+        from cvlib.scenarios.named import get_scenario
+
+        definition = get_scenario(scenario)
+        checked = tuple((name, _scalar_values(name, values)) for name, values in params.items())
+        definition.resolve({name: values[0] for name, values in checked})  # names and types, early
+        object.__setattr__(self, "scenario", scenario)
+        object.__setattr__(self, "params", checked)
+
+    def __len__(self) -> int:
+        return math.prod(len(values) for _, values in self.params)
+
+    def task(self, index: int) -> dict[str, Any]:
+        """The parameters of task ``index`` (mixed-radix digits, last parameter fastest)."""
+        out: dict[str, Any] = {}
+        for name, values in reversed(self.params):
+            index, digit = divmod(index, len(values))
+            out[name] = values[digit]
+        return dict(reversed(list(out.items())))
+
+    def rows(self, start: int, stop: int) -> list[dict[str, Any]]:
+        """Run tasks ``start`` up to (not including) ``stop``: one row each."""
+        from cvlib.scenarios.named import run_scenario
+        from cvlib.experiments.article import run_row
+
+        rows = []
+        for index in range(start, stop):
+            params = self.task(index)
+            rows.append({"task": index, "scenario": self.scenario, **params, **run_row(run_scenario(self.scenario, **params))})
+        return rows
+
+    def describe(self) -> dict[str, Any]:
+        """The scenario and its parameter values, JSON-able (a resumed run must match it)."""
+        return {"kind": "grid", "scenario": self.scenario, "params": [[n, list(v)] for n, v in self.params]}
+
+
+@dataclass(frozen=True, slots=True)
+class RandomFamily:
+    """Tasks ``0 … count-1`` of a seeded family of random scenarios (:func:`cvlib.random_plans.random_setup`).
+
+    Each row checks the generalized law on one plan: ``predicted_pfw`` is
+    ``cv.predicted_pfw(plan, cv.break_ticks(events))`` from structure alone,
+    ``baseline_pfw`` what the baseline executor did, ``law_holds`` whether
+    they agree; ``validity_pfw`` should always be 0.
+    """
+
+    seed: int
+    count: int
+    family: str = "mixed"
+    max_steps: int = 60
+
+    def __post_init__(self) -> None:
+        from cvlib.scenarios.random_plans import FAMILIES
+
+        require_int("seed", self.seed)
+        require_int("count", self.count, minimum=0)
+        require_int("max_steps", self.max_steps, minimum=1)
+        if self.family != "mixed" and self.family not in FAMILIES:
+            raise ParameterError(f"unknown plan family {self.family!r}; expected one of {', '.join(FAMILIES)} or 'mixed'")
+
+    def __len__(self) -> int:
+        return self.count
+
+    def rows(self, start: int, stop: int) -> list[dict[str, Any]]:
+        """Generate and run plans ``start`` up to (not including) ``stop``: one row each."""
+        from cvlib.scenarios.random_plans import random_setup
+
+        rows = []
+        for index in range(start, stop):
+            setup = random_setup(self.seed, index, family=self.family, max_steps=self.max_steps)
+            plan, events = setup.plan, setup.events
+            breaks = break_ticks(events)
+            baseline = run_baseline(plan, setup.new_world(), setup.at_risk, setup.budget)
+            validity = run_validity_aware(plan, setup.new_world(), setup.at_risk, setup.budget)
+            predicted = predicted_pfw(plan, breaks)
+            rows.append(
+                {
+                    "task": index,
+                    "family": setup.params["family"],
+                    "steps": len(plan),
+                    "facts": len(plan.facts),
+                    "broken_facts": len(breaks),
+                    "events": len(events),
+                    "closure_size": plan.closure_size(setup.at_risk),
+                    "predicted_pfw": predicted,
+                    "baseline_pfw": baseline.pre_failure_work,
+                    "validity_pfw": validity.pre_failure_work,
+                    "law_holds": predicted == baseline.pre_failure_work,
+                    "baseline_steps": baseline.steps_used,
+                    "validity_steps": validity.steps_used,
+                    "baseline_completed": baseline.completed,
+                    "validity_completed": validity.completed,
+                    "verifications": validity.verifications,
+                    "budget": setup.budget,
+                }
+            )
+        return rows
+
+    def describe(self) -> dict[str, Any]:
+        """Seed, count, family and size limit, JSON-able (a resumed run must match it)."""
+        return {"kind": "random", "seed": self.seed, "count": self.count, "family": self.family, "max_steps": self.max_steps}
+
+
+# -- chunks ----------------------------------------------------------------------------
+
+
+def _chunk_table(spec: SweepSpec, start: int, stop: int) -> pa.Table:
+    """Rows ``start … stop-1`` of ``spec`` as an Arrow table: the unit every backend computes."""
+    return pa.Table.from_pandas(pd.DataFrame(spec.rows(start, stop)), preserve_index=False)
+
+
+def _through_parquet(table: pa.Table) -> pa.Table:
+    """The table as it reads back from a Parquet file (types exactly as a checkpoint gives them)."""
+    sink = pa.BufferOutputStream()
+    pq.write_table(table, sink)
+    return pq.read_table(pa.BufferReader(sink.getvalue()))
+
+
+def _chunk_bounds(n: int, chunk_size: int) -> list[tuple[int, int]]:
+    return [(lo, min(lo + chunk_size, n)) for lo in range(0, n, chunk_size)]
+
+
+def _atomic_write(path: Path, write: Callable[[Path], None]) -> None:
+    """Write through a temporary file in the same folder, then rename over ``path``."""
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    os.close(fd)
+    try:
+        write(Path(tmp))
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _write_table(table: pa.Table, path: Path) -> None:
+    _atomic_write(path, lambda tmp: pq.write_table(table, tmp))
+
+
+class _Checkpoint:
+    """A folder of finished chunks plus a manifest naming the sweep they belong to."""
+
+    def __init__(self, folder: str | os.PathLike[str], manifest: dict[str, Any]) -> None:
+        self.folder = Path(folder)
+        self.folder.mkdir(parents=True, exist_ok=True)
+        path = self.folder / "sweep.json"
+        text = json.dumps(manifest, sort_keys=True, indent=1)
+        if path.exists():
+            found = path.read_text()
+            if json.loads(found) != manifest:
+                raise SweepError(
+                    f"checkpoint folder {str(self.folder)!r} holds another sweep ({found.strip()[:200]}); "
+                    f"use a new folder or delete it"
+                )
+        else:
+            _atomic_write(path, lambda tmp: tmp.write_text(text))
+
+    def path(self, chunk: int) -> Path:
+        return self.folder / f"chunk-{chunk:06d}.parquet"
+
+    def done(self, chunk: int) -> bool:
+        return self.path(chunk).exists()
+
+    def save(self, chunk: int, table: pa.Table) -> None:
+        _write_table(table, self.path(chunk))
+
+    def load(self, chunk: int) -> pa.Table:
+        return pq.read_table(self.path(chunk))
+
+
+# -- backends --------------------------------------------------------------------------
+
+
+def _serial(spec: SweepSpec, todo: list[tuple[int, int, int]], **_: Any) -> Iterator[tuple[int, pa.Table]]:
+    for chunk, lo, hi in todo:
+        yield chunk, _chunk_table(spec, lo, hi)
+
+
+def _processes(spec: SweepSpec, todo: list[tuple[int, int, int]], workers: int, **_: Any) -> Iterator[tuple[int, pa.Table]]:
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+
+    with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+        futures = {pool.submit(_chunk_table, spec, lo, hi): chunk for chunk, lo, hi in todo}
+        for future in as_completed(futures):
+            yield futures[future], future.result()
+
+
+def _dask(
+    spec: SweepSpec,
+    todo: list[tuple[int, int, int]],
+    workers: int,
+    address: str | None,
+    retries: int,
+    token: str,
+    **_: Any,
+) -> Iterator[tuple[int, pa.Table]]:
+    import logging
+
+    from dask.distributed import Client, LocalCluster, as_completed
+
+    cluster = None
+    if address is None:
+        cluster = LocalCluster(
+            n_workers=workers,
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address=":0",  # any free port: never clash with a running cluster
+            silence_logs=logging.CRITICAL,
+        )
+        client = Client(cluster)
+    else:
+        client = Client(address)
+    try:
+        futures = {}
+        for chunk, lo, hi in todo:
+            future = client.submit(
+                _chunk_table, spec, lo, hi, key=f"cvlib-sweep-{token}-{chunk}", retries=retries, pure=False
+            )
+            futures[future] = chunk
+        for future in as_completed(futures):
+            yield futures[future], future.result()
+    finally:
+        client.close()
+        if cluster is not None:
+            cluster.close()
+
+
+_RUNNERS = {"serial": _serial, "processes": _processes, "dask": _dask}
+
+
+# -- the sweep -------------------------------------------------------------------------
+
+
+def sweep(
+    spec: SweepSpec,
+    *,
+    backend: str = "serial",
+    workers: int = 2,
+    address: str | None = None,
+    chunk_size: int = DEFAULT_CHUNK_SIZE,
+    checkpoint: str | os.PathLike[str] | None = None,
+    out: str | os.PathLike[str] | None = None,
+    progress: bool = True,
+    retries: int = 2,
+) -> pd.DataFrame:
+    """Run every task of ``spec`` and return one row per task, in task order.
+
+    Parameters
+    ----------
+    spec:
+        A :class:`Grid` or a :class:`RandomFamily` (anything with ``len``,
+        ``rows(start, stop)`` and ``describe()``, picklable for the parallel
+        backends).
+    backend:
+        ``"serial"``, ``"processes"`` or ``"dask"``; the rows are identical,
+        and identically ordered, whichever is used.
+    workers:
+        Worker processes for ``"processes"`` and for the Dask LocalCluster.
+    address:
+        Scheduler address of an existing Dask cluster (``backend="dask"``
+        only); None starts a LocalCluster.
+    chunk_size:
+        Tasks per chunk, the unit of work, checkpointing and retry. Part of
+        the sweep's identity: resuming needs the same value.
+    checkpoint:
+        Folder for finished chunks; an interrupted sweep run again with the
+        same folder resumes where it stopped.
+    out:
+        Parquet file to write the result to (atomically).
+    progress:
+        Show a tqdm progress bar (on stderr) counting tasks.
+    retries:
+        Extra attempts Dask makes for a chunk whose function raised.
+    """
+    if backend not in _RUNNERS:
+        raise SweepError(f"unknown sweep backend {backend!r}; expected one of {', '.join(BACKENDS)}")
+    workers = require_int("workers", workers, minimum=1)
+    chunk_size = require_int("chunk_size", chunk_size, minimum=1)
+    retries = require_int("retries", retries, minimum=0)
+    if address is not None and backend != "dask":
+        raise SweepError(f"a scheduler address ({address!r}) only makes sense with backend='dask', got {backend!r}")
+    n = len(spec)
+    bounds = _chunk_bounds(n, chunk_size)
+    manifest = {"spec": spec.describe(), "tasks": n, "chunk_size": chunk_size}
+    token = hashlib.sha256(json.dumps(manifest, sort_keys=True).encode()).hexdigest()[:16]
+    store = _Checkpoint(checkpoint, manifest) if checkpoint is not None else None
+    tables: dict[int, pa.Table] = {}
+    todo = []
+    for chunk, (lo, hi) in enumerate(bounds):
+        if store is not None and store.done(chunk):
+            continue
+        todo.append((chunk, lo, hi))
+    from tqdm import tqdm  # plain text bar on stderr; tqdm.auto warns in kernels without widgets
+
+    finished = n - sum(hi - lo for _, lo, hi in todo)
+    with tqdm(total=n, initial=finished, unit="task", disable=not progress, desc=f"sweep ({backend})") as bar:
+        if todo:
+            runner = _RUNNERS[backend]
+            for chunk, table in runner(spec, todo, workers=workers, address=address, retries=retries, token=token):
+                if chunk in tables:
+                    raise SweepError(f"chunk {chunk} came back twice")  # cannot happen: one future per chunk
+                if store is not None:
+                    store.save(chunk, table)
+                    table = store.load(chunk)  # what a resumed sweep will read
+                else:
+                    table = _through_parquet(table)  # the same round trip, so both give identical frames
+                tables[chunk] = table
+                bar.update(table.num_rows)
+    if store is not None:
+        for chunk in range(len(bounds)):
+            if chunk not in tables:
+                tables[chunk] = store.load(chunk)
+    missing = [chunk for chunk in range(len(bounds)) if chunk not in tables]
+    if missing:
+        raise SweepError(f"chunks {missing[:10]} never came back")
+    ordered = [tables[chunk] for chunk in range(len(bounds))]
+    table = pa.concat_tables(ordered, promote_options="default").combine_chunks() if ordered else pa.table({})
+    if out is not None:
+        _write_table(table, Path(out))
+    return table.to_pandas()

@@ -1,0 +1,188 @@
+"""Noisy, costed verification measured on the ambiguous-signal chain (X2).
+
+:mod:`cvlib.core.verification` holds the decision algebra the executors use;
+this module holds the closed-form expected steps and completion rate of the
+ambiguous-signal chain (scenarios E1/E2 with a prior), and the seeded sweep
+that measures the same quantities on the executors.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from cvlib.core.errors import ParameterError
+from cvlib.core.rules import VERIFY_POLICIES, ExecutionRules, VerificationModel, _probability
+from cvlib.core.validation import require_int
+from cvlib.core.verification import break_even_prior, expected_saving
+
+
+@dataclass(frozen=True, slots=True)
+class AmbiguousChain:
+    """The ambiguous-signal chain (E1/E2) as numbers: depth, signal tick, budget and flat replan.
+
+    The signal is seen at position ``change_tick``; ``r = depth - change_tick``
+    steps remain up to and including the action; the flat replan costs
+    ``R = depth + 1``; the budget is ``2 depth + 1``.
+    """
+
+    depth: int
+    change_tick: int
+
+    def __post_init__(self) -> None:
+        require_int("depth", self.depth, minimum=1)
+        require_int("change_tick", self.change_tick, minimum=0)
+        if self.change_tick >= self.depth:
+            raise ParameterError(
+                f"change_tick must be below depth ({self.depth}) so the signal arrives before the action, "
+                f"got {self.change_tick}"
+            )
+
+    @property
+    def remaining(self) -> int:
+        """``r``, steps left up to and including the action when the signal is seen."""
+        return self.depth - self.change_tick
+
+    @property
+    def replan(self) -> int:
+        """``R``, what the flat replan costs in steps."""
+        return self.depth + 1
+
+    @property
+    def budget(self) -> int:
+        """The step budget, ``2 depth + 1``."""
+        return 2 * self.depth + 1
+
+    def gain_and_loss(self) -> tuple[int, int]:
+        """``(r, R - r)``, steps an early replan saves on a real change and adds on a false alarm."""
+        return self.remaining, self.replan - self.remaining
+
+    def break_even(self, model: VerificationModel) -> float:
+        """The prior at which verifying pays for itself on this chain (see :func:`break_even_prior`)."""
+        gain, loss = self.gain_and_loss()
+        return break_even_prior(model.miss_rate, model.false_alarm_rate, model.cost, gain, loss)
+
+    def outcomes(self, policy: str, prior: float, model: VerificationModel) -> list[tuple[float, int]]:
+        """(probability, steps used) of every way the validity-aware run can go."""
+        if policy not in VERIFY_POLICIES:
+            raise ParameterError(f"policy must be one of {', '.join(VERIFY_POLICIES)}; got {policy!r}")
+        p, m, f, c = prior, model.miss_rate, model.false_alarm_rate, model.cost
+        t, r, big_r = self.change_tick, self.remaining, self.replan
+        if policy == "expected_cost":
+            policy = "always" if expected_saving(p, m, f, c, *self.gain_and_loss()) > 0 else "never"
+        if policy == "never":
+            return [(p, t + r + big_r), (1 - p, t + r)]
+        return [
+            (p * (1 - m), t + c + big_r),
+            (p * m, t + c + r + big_r),
+            ((1 - p) * f, t + c + big_r),
+            ((1 - p) * (1 - f), t + c + r),
+        ]
+
+    def expected_steps(self, policy: str, prior: float, model: VerificationModel) -> float:
+        """Steps the validity-aware run uses in expectation, over :meth:`outcomes`."""
+        return sum(prob * steps for prob, steps in self.outcomes(policy, prior, model))
+
+    def completion_rate(self, policy: str, prior: float, model: VerificationModel) -> float:
+        """Probability that the validity-aware run ends within :attr:`budget`."""
+        return sum(prob for prob, steps in self.outcomes(policy, prior, model) if steps <= self.budget)
+
+
+def _floats(name: str, values: Sequence[float]) -> list[float]:
+    if isinstance(values, (str, bytes)) or not isinstance(values, Sequence) or not values:
+        raise ParameterError(f"{name} must be a non-empty list of probabilities, got {values!r}")
+    return [_probability(f"each of {name}", v) for v in values]
+
+
+def verification_sweep(
+    priors: Sequence[float],
+    noise_levels: Sequence[float],
+    policies: Sequence[str] = VERIFY_POLICIES,
+    n_schedules: int = 200,
+    depth: int = 3,
+    change_tick: int = 1,
+    cost: int = 1,
+    seed: int = 0,
+) -> pd.DataFrame:
+    """Measure each policy over seeded schedules of the ambiguous chain, next to the closed form.
+
+    For each prior *p* and noise level *e* (miss rate = false-alarm rate =
+    *e*), schedule *k* draws whether the signal is a real change from one
+    generator seeded by ``seed`` (the same draws for every prior, policy and
+    noise level: common random numbers), and the verification noise from
+    ``seed`` and *k*. One row per (prior, noise, policy), with measured and
+    analytic mean steps and completion rate.
+    """
+    from cvlib.scenarios import generators
+    from cvlib.core.engine import RuledWorld, run_validity_aware
+    from cvlib.core.facts import Fact
+    from cvlib.core.world import Event, EventKind
+
+    chain_spec = AmbiguousChain(depth, change_tick)
+    n_schedules = require_int("n_schedules", n_schedules, minimum=1)
+    cost = require_int("cost", cost, minimum=0)
+    seed = require_int("seed", seed)
+    for policy in policies:
+        if policy not in VERIFY_POLICIES:
+            raise ParameterError(f"policy must be one of {', '.join(VERIFY_POLICIES)}; got {policy!r}")
+    priors, noise_levels = _floats("priors", priors), _floats("noise_levels", noise_levels)
+    plan = generators.chain(depth)
+    facts = (Fact("F1", 420),)
+    draws = np.random.default_rng(seed).random(n_schedules)
+    events = {
+        real: (Event(change_tick, "F1", EventKind.AMBIGUOUS, ground_truth_changed=real),) for real in (True, False)
+    }
+    rows = []
+    for noise in noise_levels:
+        for prior in priors:
+            for policy in policies:
+                steps = np.empty(n_schedules)
+                done = np.empty(n_schedules, dtype=bool)
+                verifications = 0
+                for k in range(n_schedules):
+                    model = VerificationModel(noise, noise, cost, seed=seed * 1_000_003 + k)
+                    rules = ExecutionRules(verification=model, verify_policy=policy, prior_change=prior)
+                    world = RuledWorld(facts, events[bool(draws[k] < prior)], rules=rules)
+                    result = run_validity_aware(plan, world, "F1")
+                    steps[k], done[k] = result.steps_used, result.completed
+                    verifications += result.verifications
+                model = VerificationModel(noise, noise, cost)
+                rows.append(
+                    {
+                        "noise": noise,
+                        "prior": prior,
+                        "policy": policy,
+                        "mean_steps": float(steps.mean()),
+                        "completion_rate": float(done.mean()),
+                        "verifications_per_run": verifications / n_schedules,
+                        "analytic_steps": chain_spec.expected_steps(policy, prior, model),
+                        "analytic_completion": chain_spec.completion_rate(policy, prior, model),
+                        "break_even": chain_spec.break_even(model),
+                    }
+                )
+    return pd.DataFrame(rows)
+
+
+def measured_break_even(sweep: pd.DataFrame, noise: float) -> float:
+    """Prior where measured always-verify stops costing more than never-verify (linear interpolation).
+
+    NaN when the two measured curves do not cross over the priors swept.
+    """
+    rows = sweep[sweep["noise"] == noise]
+    always = rows[rows["policy"] == "always"].set_index("prior")["mean_steps"]
+    never = rows[rows["policy"] == "never"].set_index("prior")["mean_steps"]
+    diff = (always - never).sort_index()
+    priors, values = diff.index.to_numpy(dtype=float), diff.to_numpy(dtype=float)
+    for k in range(len(values) - 1):
+        a, b = values[k], values[k + 1]
+        if a == 0:
+            return float(priors[k])
+        if a > 0 > b or a < 0 < b:
+            return float(priors[k] + (priors[k + 1] - priors[k]) * a / (a - b))
+    if len(values) and values[-1] == 0:
+        return float(priors[-1])
+    return math.nan

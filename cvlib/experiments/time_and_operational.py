@@ -1,0 +1,135 @@
+"""Time-to-live, silent change and outages measured (X4).
+
+The world's data for these (:mod:`cvlib.core.events`) and the rules
+(``ttl``, ``ttl_refresh``, ``checker``, ``launder`` in
+:class:`~cvlib.core.rules.ExecutionRules`) live in the core; this module runs
+the chapter's two experiments on them: TTL against the rate of silent change,
+and timestamp-only against dependency-aware checking under outages.
+"""
+
+from __future__ import annotations
+
+from cvlib.core.errors import ParameterError
+from cvlib.core.events import ResourceEvent, SilentChange
+from cvlib.scenarios.builders import operational_setup
+
+
+def _geometric_ticks(uniforms, rate: float) -> list[int | None]:
+    """First tick of a per-tick change probability ``rate``, from shared uniforms (None: never)."""
+    import math
+
+    if rate <= 0.0:
+        return [None] * len(uniforms)
+    if rate >= 1.0:
+        return [0] * len(uniforms)
+    return [int(math.floor(math.log1p(-u) / math.log1p(-rate))) for u in uniforms]
+
+
+def _mean_row(results) -> dict:
+    n = len(results)
+    return {
+        "completion_rate": sum(r.completed for r in results) / n,
+        "mean_steps": sum(r.steps_used for r in results) / n,
+        "mean_pfw": sum(r.pre_failure_work for r in results) / n,
+        "mean_scur": sum(r.scur for r in results) / n,
+        "mean_verifications": sum(r.verifications for r in results) / n,
+    }
+
+
+def ttl_sweep(ttls, rates, n_schedules: int = 200, depth: int = 8, seed: int = 0):
+    """Time-to-live against the rate of silent change, on a chain resting on one fact.
+
+    Each schedule draws when F1 silently changes (per-tick probability
+    ``rate``; the same uniforms for every rate and TTL). The validity-aware
+    executor treats F1 as STALE once older than ``ttl`` and verifies it; a
+    confirmation renews the horizon from the time of the new observation. A
+    TTL of None means facts never expire (the executor then never verifies,
+    and finds a silent change only when its action fails, like the baseline).
+    One row per (rate, ttl) with mean SCUR, PFW, verifications, steps and
+    completion, plus the baseline's row per rate (``ttl`` = "baseline").
+    """
+    import numpy as np
+    import pandas as pd
+
+    from cvlib.scenarios import generators
+    from cvlib.core.engine import RuledWorld, run_baseline, run_validity_aware
+    from cvlib.core.facts import Fact
+    from cvlib.core.rules import ExecutionRules
+    from cvlib.core.validation import require_int
+
+    n_schedules = require_int("n_schedules", n_schedules, minimum=1)
+    depth = require_int("depth", depth, minimum=1)
+    seed = require_int("seed", seed)
+    for ttl in ttls:
+        if ttl is not None:
+            require_int("each ttl", ttl, minimum=0)
+    plan = generators.chain(depth)
+    facts = (Fact("F1", "value observed at tick 0"),)
+    uniforms = np.random.default_rng(seed).random(n_schedules)
+    rows = []
+    for rate in rates:
+        if isinstance(rate, bool) or not isinstance(rate, (int, float)) or not 0 <= rate <= 1:
+            raise ParameterError(f"each rate must be a probability per tick in [0, 1], got {rate!r}")
+        ticks = _geometric_ticks(uniforms, float(rate))
+        schedules = [() if t is None or t >= 10 * depth else (SilentChange(t, "F1"),) for t in ticks]
+        changed = sum(1 for t in ticks if t is not None and t < depth) / n_schedules
+        base = [run_baseline(plan, RuledWorld(facts, silent_changes=s), "F1") for s in schedules]
+        rows.append({"rate": float(rate), "ttl": "baseline", "changed_in_run": changed, **_mean_row(base)})
+        for ttl in ttls:
+            rules = ExecutionRules(ttl=ttl, ttl_refresh=True)
+            runs = [run_validity_aware(plan, RuledWorld(facts, rules=rules, silent_changes=s), "F1") for s in schedules]
+            rows.append({"rate": float(rate), "ttl": "none" if ttl is None else int(ttl), "changed_in_run": changed,
+                         **_mean_row(runs)})
+    return pd.DataFrame(rows)
+
+
+#: The checkers compared in :func:`operational_comparison`, with the rules each one runs under.
+OPERATIONAL_CHECKERS = ("baseline", "timestamp", "timestamp_laundering", "dependency")
+
+
+def operational_comparison(ttls, depth: int = 8, outage_prob: float = 0.5, n_schedules: int = 200, seed: int = 0):
+    """Timestamp/TTL-only vs dependency-aware checking on the same outage schedules.
+
+    Each schedule takes the database down, with probability ``outage_prob``,
+    at a tick drawn uniformly over the run (it stays down). The record count
+    F2 stays *true* throughout: only its usability changes. One row per
+    (checker, ttl): ``baseline`` (no checks), ``timestamp`` (TTL only, honest
+    freshness), ``timestamp_laundering`` (TTL only, but a re-verification
+    that can only read cached evidence counts as fresh) and ``dependency``
+    (TTL plus the health of the resource behind each fact).
+    """
+    import numpy as np
+    import pandas as pd
+
+    from cvlib.core.engine import RuledWorld, run_baseline, run_validity_aware
+    from cvlib.core.rules import ExecutionRules, _probability
+    from cvlib.core.validation import require_int
+
+    outage_prob = _probability("outage_prob", outage_prob)
+    n_schedules = require_int("n_schedules", n_schedules, minimum=1)
+    plan, facts, supports = operational_setup(depth)
+    rng = np.random.default_rng(require_int("seed", seed))
+    happens, where = rng.random(n_schedules), rng.random(n_schedules)
+    schedules = [
+        (ResourceEvent(int(w * depth), "db", up=False),) if h < outage_prob else () for h, w in zip(happens, where)
+    ]
+    rows = []
+    for ttl in ttls:
+        require_int("each ttl", ttl, minimum=0)
+        for checker in OPERATIONAL_CHECKERS:
+            if checker == "baseline":
+                rules, runner = ExecutionRules(ttl=ttl, ttl_refresh=True), run_baseline
+            else:
+                rules = ExecutionRules(
+                    ttl=ttl,
+                    ttl_refresh=True,
+                    checker="dependency" if checker == "dependency" else "timestamp",
+                    launder=checker == "timestamp_laundering",
+                )
+                runner = run_validity_aware
+            runs = [
+                runner(plan, RuledWorld(facts, rules=rules, resource_events=s, supports=supports), "F1")
+                for s in schedules
+            ]
+            rows.append({"checker": checker, "ttl": int(ttl), **_mean_row(runs)})
+    return pd.DataFrame(rows)

@@ -1,0 +1,284 @@
+"""The article's named scenarios: each a few checked parameters and a builder of its setup.
+
+Named scenarios are setups (:class:`~cvlib.scenarios.setup.ScenarioSetup`)
+built from a few parameters; a spec file (:mod:`cvlib.scenarios.spec`) is a
+setup written without Python.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from cvlib.core.errors import ParameterError
+from cvlib.core.events import Event, EventKind
+from cvlib.core.executors import compute_budget
+from cvlib.core.facts import Fact
+from cvlib.core.graph import PlanGraph
+from cvlib.core.rules import ExecutionRules
+from cvlib.core.validation import require_bool, require_int
+from cvlib.scenarios import generators
+from cvlib.scenarios.setup import ScenarioRun, ScenarioSetup
+
+
+# -- parameters --------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Param:
+    """A scenario parameter: its default and how to check a value for it."""
+
+    name: str
+    default: Any
+    kind: str  # "int", "optional_int" or "bool"
+    minimum: int | None = None
+    help: str = ""
+
+    def check(self, value: Any) -> Any:
+        """``value`` if it suits this parameter, else a :class:`~cvlib.errors.ParameterError` naming it."""
+        if self.kind == "bool":
+            return require_bool(self.name, value)
+        if self.kind == "optional_int" and value is None:
+            return None
+        return require_int(self.name, value, minimum=self.minimum)
+
+    def parse(self, text: str) -> Any:
+        """Read a value typed on the command line."""
+        lowered = text.strip().lower()
+        if self.kind == "bool":
+            if lowered in {"true", "yes", "1"}:
+                return True
+            if lowered in {"false", "no", "0"}:
+                return False
+            raise ParameterError(f"{self.name} must be true or false, got {text!r}")
+        if self.kind == "optional_int" and lowered in {"none", "null", ""}:
+            return None
+        try:
+            return int(text)
+        except ValueError:
+            raise ParameterError(f"{self.name} must be an integer, got {text!r}") from None
+
+
+DEPTH_HELP = "steps in the chain"
+TICK_HELP = "tick at which the fact changes (0 = before the plan starts)"
+BUDGET_HELP = "step budget; None computes steps + closure + 1"
+
+
+def _budget_param() -> Param:
+    return Param("budget", None, "optional_int", 0, BUDGET_HELP)
+
+
+@dataclass(frozen=True)
+class ScenarioDefinition:
+    """A named scenario: a description, its parameters and how to build its setup."""
+
+    name: str
+    description: str
+    params: tuple[Param, ...]
+    build: Callable[..., ScenarioSetup]
+
+    def defaults(self) -> dict[str, Any]:
+        """Each parameter's default, the values the article ran."""
+        return {p.name: p.default for p in self.params}
+
+    def resolve(self, given: Mapping[str, Any]) -> dict[str, Any]:
+        """Defaults overlaid with ``given``, every value checked; unknown names are an error."""
+        known = {p.name: p for p in self.params}
+        unknown = sorted(set(given) - set(known))
+        if unknown:
+            raise ParameterError(
+                f"scenario {self.name!r} has no parameter {', '.join(map(repr, unknown))}; "
+                f"valid parameters: {', '.join(f'{p.name} (default {p.default!r})' for p in self.params)}"
+            )
+        values = self.defaults()
+        for name, value in given.items():
+            values[name] = known[name].check(value)
+        return values
+
+    def setup(self, **params: Any) -> ScenarioSetup:
+        """Check ``params`` against the defaults and build the scenario's setup."""
+        values = self.resolve(params)
+        return self.build(**values)
+
+
+def _single_fact_setup(
+    name: str,
+    description: str,
+    plan: PlanGraph,
+    facts: list[Fact],
+    events: list[Event],
+    at_risk: str,
+    budget: int | None,
+    params: dict[str, Any],
+) -> ScenarioSetup:
+    return ScenarioSetup(
+        name=name,
+        plan=plan,
+        facts=tuple(facts),
+        events=tuple(events),
+        at_risk=at_risk,
+        budget=compute_budget(plan, at_risk) if budget is None else budget,
+        params=params,
+        description=description,
+    )
+
+
+def _control(depth: int, budget: int | None) -> ScenarioSetup:
+    plan = generators.chain(depth)
+    return _single_fact_setup(
+        "C", SCENARIO_TEXT["C"], plan, [Fact("F1", 420)], [], "F1", budget, {"depth": depth, "budget": budget}
+    )
+
+
+def _value_change(depth: int, change_tick: int, budget: int | None) -> ScenarioSetup:
+    plan = generators.chain(depth)
+    events = [Event(change_tick, "F1", EventKind.REPLACE, new_value=610)]
+    params = {"depth": depth, "change_tick": change_tick, "budget": budget}
+    return _single_fact_setup("A", SCENARIO_TEXT["A"], plan, [Fact("F1", 420)], events, "F1", budget, params)
+
+
+def _depth_chain(depth: int, change_tick: int, budget: int | None) -> ScenarioSetup:
+    plan = generators.chain(depth)
+    events = [Event(change_tick, "F1", EventKind.REPLACE, new_value="unavailable")]
+    params = {"depth": depth, "change_tick": change_tick, "budget": budget}
+    return _single_fact_setup("D1", SCENARIO_TEXT["D1"], plan, [Fact("F1", "available")], events, "F1", budget, params)
+
+
+def _topology(
+    depth: int, branching_factor: int, merge_factor: int, seed: int, change_tick: int, budget: int | None
+) -> ScenarioSetup:
+    plan = generators.branching(depth, branching_factor, merge_factor, seed=seed)
+    events = [Event(change_tick, "F1", EventKind.REPLACE, new_value="unavailable")]
+    params = {
+        "depth": depth,
+        "branching_factor": branching_factor,
+        "merge_factor": merge_factor,
+        "seed": seed,
+        "change_tick": change_tick,
+        "budget": budget,
+    }
+    return _single_fact_setup("D2", SCENARIO_TEXT["D2"], plan, [Fact("F1", "available")], events, "F1", budget, params)
+
+
+def _isolated_branches(
+    pre_merge_depth: int, num_branches: int, post_merge_depth: int, change_tick: int, budget: int | None
+) -> ScenarioSetup:
+    plan = generators.multi_branch(pre_merge_depth, num_branches, post_merge_depth)
+    facts = [Fact(f, "ok") for f in generators.branch_facts(num_branches)]
+    events = [Event(change_tick, "F1", EventKind.REPLACE, new_value="broken")]
+    params = {
+        "pre_merge_depth": pre_merge_depth,
+        "num_branches": num_branches,
+        "post_merge_depth": post_merge_depth,
+        "change_tick": change_tick,
+        "budget": budget,
+    }
+    return _single_fact_setup("D3", SCENARIO_TEXT["D3"], plan, facts, events, "F1", budget, params)
+
+
+def _ambiguous(name: str, real_change: bool) -> Callable[..., ScenarioSetup]:
+    def build(depth: int, change_tick: int, budget: int | None) -> ScenarioSetup:
+        plan = generators.chain(depth)
+        events = [Event(change_tick, "F1", EventKind.AMBIGUOUS, ground_truth_changed=real_change)]
+        params = {"depth": depth, "change_tick": change_tick, "budget": budget}
+        return _single_fact_setup(name, SCENARIO_TEXT[name], plan, [Fact("F1", 420)], events, "F1", budget, params)
+
+    return build
+
+
+SCENARIO_TEXT = {
+    "C": "Stable world: nothing changes; measures the validity layer's overhead.",
+    "A": "Value change: the flight price F1 is replaced ($420 -> $610) partway through a chain.",
+    "D1": "Depth chain: the root fact breaks before the plan starts; PFW vs chain depth.",
+    "D2": "Branching topology: one root fact under a fan-out/merge diamond.",
+    "D3": "Isolated branches: each branch rests on its own fact; the first branch's fact breaks.",
+    "E1": "Ambiguous signal that is a real change: verification pays off.",
+    "E2": "Ambiguous signal that is a false alarm: verification is pure cost.",
+}
+
+#: The article's named scenarios by name, in the order the article presents them.
+SCENARIOS: dict[str, ScenarioDefinition] = {
+    d.name: d
+    for d in [
+        ScenarioDefinition(
+            "C", SCENARIO_TEXT["C"], (Param("depth", 5, "int", 1, DEPTH_HELP), _budget_param()), _control
+        ),
+        ScenarioDefinition(
+            "A",
+            SCENARIO_TEXT["A"],
+            (Param("depth", 4, "int", 1, DEPTH_HELP), Param("change_tick", 1, "int", 0, TICK_HELP), _budget_param()),
+            _value_change,
+        ),
+        ScenarioDefinition(
+            "D1",
+            SCENARIO_TEXT["D1"],
+            (Param("depth", 5, "int", 1, DEPTH_HELP), Param("change_tick", 0, "int", 0, TICK_HELP), _budget_param()),
+            _depth_chain,
+        ),
+        ScenarioDefinition(
+            "D2",
+            SCENARIO_TEXT["D2"],
+            (
+                Param("depth", 8, "int", 1, "layers"),
+                Param("branching_factor", 2, "int", 1, "fan-out per layer"),
+                Param("merge_factor", 2, "int", 1, "width divisor in the merging half"),
+                Param("seed", 0, "int", None, "seed of the wiring"),
+                Param("change_tick", 0, "int", 0, TICK_HELP),
+                _budget_param(),
+            ),
+            _topology,
+        ),
+        ScenarioDefinition(
+            "D3",
+            SCENARIO_TEXT["D3"],
+            (
+                Param("pre_merge_depth", 6, "int", 1, "steps in each private branch"),
+                Param("num_branches", 8, "int", 1, "isolated branches"),
+                Param("post_merge_depth", 2, "int", 1, "steps in the shared segment"),
+                Param("change_tick", 0, "int", 0, TICK_HELP),
+                _budget_param(),
+            ),
+            _isolated_branches,
+        ),
+        ScenarioDefinition(
+            "E1",
+            SCENARIO_TEXT["E1"],
+            (Param("depth", 3, "int", 1, DEPTH_HELP), Param("change_tick", 1, "int", 0, TICK_HELP), _budget_param()),
+            _ambiguous("E1", True),
+        ),
+        ScenarioDefinition(
+            "E2",
+            SCENARIO_TEXT["E2"],
+            (Param("depth", 3, "int", 1, DEPTH_HELP), Param("change_tick", 1, "int", 0, TICK_HELP), _budget_param()),
+            _ambiguous("E2", False),
+        ),
+    ]
+}
+
+
+def scenario_names() -> list[str]:
+    """The article's scenario names, in the order the article presents them."""
+    return list(SCENARIOS)
+
+
+def get_scenario(name: str) -> ScenarioDefinition:
+    """The definition of a named scenario; an unknown name raises a :class:`~cvlib.errors.ParameterError` listing the known ones."""
+    if not isinstance(name, str) or name not in SCENARIOS:
+        raise ParameterError(f"unknown scenario {name!r}; expected one of {', '.join(SCENARIOS)}")
+    return SCENARIOS[name]
+
+
+def setup_scenario(name: str, **params: Any) -> ScenarioSetup:
+    """The setup of a named scenario, parameters checked and defaults filled in."""
+    return get_scenario(name).setup(**params)
+
+
+def run_scenario(name: str, *, rules: ExecutionRules | None = None, **params: Any) -> ScenarioRun:
+    """Run a named scenario on both executors (under ``rules`` if given; see :mod:`cvlib.rules`).
+
+    >>> run = run_scenario("A")
+    >>> run.baseline.steps_used, run.validity_aware.steps_used
+    (9, 6)
+    """
+    return setup_scenario(name, **params).run(rules=rules)

@@ -1,0 +1,140 @@
+"""A scenario setup, and running it on both executors.
+
+A scenario is a *setup*: a plan, the facts it starts with, a schedule of
+events, the fact at risk and a budget. Running it builds two fresh, identical
+worlds from the setup, one per executor, so neither executor can influence
+what the other sees.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+from cvlib.core.errors import UnknownFactError
+from cvlib.core.events import Event
+from cvlib.core.executors import ExecutorResult, run_baseline, run_validity_aware
+from cvlib.core.facts import Fact
+from cvlib.core.graph import PlanGraph
+from cvlib.core.law import break_ticks, predicted_pfw
+from cvlib.core.rules import ExecutionRules
+from cvlib.core.validation import require_int
+from cvlib.core.world import World
+
+
+@dataclass(frozen=True)
+class ScenarioSetup:
+    """Everything needed to run a scenario; building worlds from it never mutates it."""
+
+    name: str
+    plan: PlanGraph
+    facts: tuple[Fact, ...]
+    events: tuple[Event, ...]
+    at_risk: str
+    budget: int
+    params: Mapping[str, Any] = field(default_factory=dict)
+    description: str = ""
+
+    def __post_init__(self) -> None:
+        # Fail here, naming what is missing, rather than deep inside a run.
+        held = {f.id for f in self.facts if isinstance(f, Fact)}
+        required = self.plan.facts
+        missing = sorted(required - held)
+        if missing:
+            raise UnknownFactError(
+                f"scenario {self.name!r}: the plan requires fact(s) {', '.join(map(repr, missing))} "
+                f"that the scenario's facts do not define; defined: {', '.join(sorted(held)) or '(none)'}"
+            )
+        if self.at_risk not in required:
+            raise UnknownFactError(
+                f"scenario {self.name!r}: fact at risk {self.at_risk!r} is not required by any step; "
+                f"the plan requires: {', '.join(sorted(required))}"
+            )
+        require_int("budget", self.budget, minimum=0)
+        self.new_world()  # checks the facts and that every event names one of them
+
+    def new_world(self) -> World:
+        """A fresh world with this setup's facts and events: one per executor run."""
+        return World(self.facts, self.events)
+
+    def structure(self) -> StructureSummary:
+        """What the plan's structure predicts before anything runs (sizes, depth, the law's PFW)."""
+        size = self.plan.closure_size(self.at_risk)
+        return StructureSummary(
+            total_steps=len(self.plan),
+            closure_size=size,
+            exposed_pct=100.0 * size / len(self.plan),
+            invalidation_depth=self.plan.invalidation_depth(self.at_risk),
+            predicted_baseline_pfw=predicted_pfw(self.plan, break_ticks(self.events)),
+        )
+
+    def run(self, *, rules: ExecutionRules | None = None) -> ScenarioRun:
+        """Run both executors on identical fresh worlds.
+
+        ``rules`` (an :class:`~cvlib.rules.ExecutionRules`) runs them under
+        the extension chapters' options; None or the default is the article.
+        """
+        baseline = run_baseline(self.plan, self.new_world(), self.at_risk, self.budget, rules=rules)
+        validity_aware = run_validity_aware(self.plan, self.new_world(), self.at_risk, self.budget, rules=rules)
+        return ScenarioRun(
+            scenario=self.name,
+            params=MappingProxyType(dict(self.params)),
+            structure=self.structure(),
+            baseline=baseline,
+            validity_aware=validity_aware,
+            rules=None if rules is None or rules.is_original else rules,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class StructureSummary:
+    """What the plan's shape says before anything runs."""
+
+    total_steps: int
+    closure_size: int
+    exposed_pct: float
+    invalidation_depth: int
+    predicted_baseline_pfw: int
+
+
+@dataclass(frozen=True)
+class ScenarioRun:
+    """Both executors' results on one scenario, with the parameters that produced them."""
+
+    scenario: str
+    params: Mapping[str, Any]
+    structure: StructureSummary
+    baseline: ExecutorResult
+    validity_aware: ExecutorResult
+    #: Non-default execution rules the run used (None for the article's).
+    rules: ExecutionRules | None = None
+
+    @property
+    def overhead(self) -> int:
+        """Extra steps the validity-aware executor used (negative when it saved steps)."""
+        return self.validity_aware.steps_used - self.baseline.steps_used
+
+    def results(self) -> tuple[ExecutorResult, ExecutorResult]:
+        """The baseline's result, then the validity-aware executor's."""
+        return (self.baseline, self.validity_aware)
+
+    def to_dict(self) -> dict[str, Any]:
+        """A JSON-safe record: scenario name, the full parameters used, structure and both results."""
+        out = {
+            "scenario": self.scenario,
+            "params": dict(self.params),
+            "structure": asdict(self.structure),
+            "baseline": self.baseline.to_dict(),
+            "validity_aware": self.validity_aware.to_dict(),
+        }
+        if self.rules is not None:  # only non-default rules are recorded, so default output is unchanged
+            out["rules"] = self.rules.to_dict()
+        return out
+
+    def to_frame(self):
+        """One row per executor, for display."""
+        import pandas as pd
+
+        return pd.DataFrame([r.to_dict() for r in self.results()]).set_index("executor")
