@@ -128,7 +128,10 @@ _MODULES: dict[str, str] = {
     # presentation
     "extension_figures": "cvlib.presentation.extension_figures",
     "figures": "cvlib.presentation.figures",
+    "formatting": "cvlib.presentation.formatting",
     "published": "cvlib.presentation.published",
+    "style": "cvlib.presentation.style",
+    "tables": "cvlib.presentation.tables",
     # side packages
     "fidelity": "cvlib.fidelity",
     "notes": "cvlib.notes",

@@ -1,0 +1,226 @@
+"""One way to show a table: human column names, formatted numbers, nothing cut off.
+
+Every table in the book goes through :func:`table`. It takes a DataFrame that
+cvlib computed and returns a :class:`Table`, which a notebook displays by
+ending a cell with it. What the reader gets:
+
+* the columns it names, under the names it gives them, and no integer index;
+* every number written by :mod:`cvlib.presentation.formatting`, one kind of
+  quantity per column (thousands separators, fixed decimals), *yes*/*no* for
+  truth values and ``–`` for a missing value, so a table and the prose around
+  it write the same value the same way;
+* all rows and columns, never pandas' ``…``; a table longer than
+  :data:`COLLAPSE_AFTER` rows is folded into a dropdown behind a one-line
+  summary, so it does not push the chapter's argument off the screen;
+* HTML with the ``cvtable`` class, which the book's stylesheet
+  (``book/_static/cvbook.css``) sets in a smaller type with wrapping headers
+  so it fits the text column.
+
+The HTML and plain-text renderings are deterministic (no random ids, no
+object addresses), so nbval can compare them.
+"""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from cvlib.core.errors import ParameterError
+from cvlib.presentation.formatting import MISSING, Quantity, fmt, is_missing
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+
+#: Tables with more rows than this are folded into a dropdown.
+COLLAPSE_AFTER = 12
+
+#: A column's format: a quantity name, a :class:`~cvlib.presentation.formatting.Quantity`, or a function of one value.
+Format = str | Quantity | Callable[[Any], str]
+
+
+@dataclass(frozen=True)
+class Table:
+    """A formatted table, ready to display: every cell is already the text a reader sees.
+
+    Parameters
+    ----------
+    header:
+        Column names, as shown.
+    rows:
+        Rows of cell texts.
+    numeric:
+        For each column, whether it holds numbers (set right-aligned).
+    caption:
+        A sentence above the table, or None.
+    summary:
+        The line shown on a folded table's dropdown.
+    collapsed:
+        Whether the table is folded into a dropdown.
+    """
+
+    header: tuple[str, ...]
+    rows: tuple[tuple[str, ...], ...]
+    numeric: tuple[bool, ...] = field(default=())
+    caption: str | None = None
+    summary: str | None = None
+    collapsed: bool = False
+
+    def __post_init__(self) -> None:
+        width = len(self.header)
+        for i, row in enumerate(self.rows):
+            if len(row) != width:
+                raise ParameterError(f"table row {i} has {len(row)} cells; the header has {width}")
+        if self.numeric and len(self.numeric) != width:
+            raise ParameterError(f"numeric flags for {len(self.numeric)} columns; the header has {width}")
+
+    def _repr_html_(self) -> str:
+        numeric = self.numeric or (False,) * len(self.header)
+        parts = ['<table class="cvtable">']
+        if self.caption:
+            parts.append(f"<caption>{html.escape(self.caption)}</caption>")
+        parts.append("<thead><tr>")
+        parts += [f'<th{_align(n)}>{html.escape(h)}</th>' for h, n in zip(self.header, numeric)]
+        parts.append("</tr></thead><tbody>")
+        for row in self.rows:
+            parts.append("<tr>" + "".join(f"<td{_align(n)}>{html.escape(c)}</td>" for c, n in zip(row, numeric)) + "</tr>")
+        parts.append("</tbody></table>")
+        body = "".join(parts)
+        if not self.collapsed:
+            return f'<div class="cvtable-wrap">{body}</div>'
+        summary = html.escape(self.summary or f"{len(self.rows):,} rows")
+        return (
+            '<details class="cvtable-fold">'
+            f'<summary><span class="cvtable-summary">{summary}</span>'
+            '<span class="cvtable-show">show the table</span></summary>'
+            f'<div class="cvtable-wrap">{body}</div></details>'
+        )
+
+    def __repr__(self) -> str:
+        """The table as aligned plain text (what nbval compares and a terminal shows)."""
+        cells = [list(self.header), *map(list, self.rows)]
+        widths = [max(len(row[j]) for row in cells) for j in range(len(self.header))]
+        lines = ["  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip() for row in cells]
+        lines.insert(1, "  ".join("-" * w for w in widths))
+        if self.caption:
+            lines.insert(0, self.caption)
+        if self.collapsed:
+            lines.insert(0, f"[{self.summary or f'{len(self.rows):,} rows'}]")
+        return "\n".join(lines)
+
+    def to_frame(self) -> pd.DataFrame:
+        """The displayed texts as a DataFrame of strings (for tests and for reuse).
+
+        Returns
+        -------
+        pandas.DataFrame
+            One column per displayed column, cells as shown.
+        """
+        import pandas as pd
+
+        return pd.DataFrame(list(self.rows), columns=list(self.header))
+
+
+def _align(numeric: bool) -> str:
+    return ' class="num"' if numeric else ""
+
+
+def table(
+    frame: pd.DataFrame,
+    columns: Mapping[str, str] | Sequence[str] | None = None,
+    formats: Mapping[str, Format] | None = None,
+    *,
+    caption: str | None = None,
+    summary: str | None = None,
+    collapse_after: int | None = COLLAPSE_AFTER,
+    index: str | None = None,
+) -> Table:
+    """A DataFrame as the book shows tables.
+
+    Parameters
+    ----------
+    frame:
+        The data, one row per table row.
+    columns:
+        Which columns to show, in order, and their human names:
+        ``{"baseline_pfw": "Baseline PFW", ...}``; a list keeps the names
+        as they are. None shows every column, names as they are.
+    formats:
+        Per column (by its name in ``frame``): a quantity name of
+        :data:`cvlib.presentation.formatting.QUANTITIES`, a
+        :class:`~cvlib.presentation.formatting.Quantity`, or a function
+        from a value to its text. Columns not named here are written by
+        their type: integers as counts, floats with two decimals, truth
+        values as *yes*/*no*, text as it is.
+    caption:
+        A sentence shown above the table.
+    summary:
+        The one-line summary shown on the dropdown when the table is folded
+        (default: its row count).
+    collapse_after:
+        Fold the table into a dropdown when it has more rows than this
+        (None: never fold).
+    index:
+        Show the frame's index as a first column under this name (None: the
+        index is not shown).
+
+    Returns
+    -------
+    Table
+        The formatted table; end a notebook cell with it to display it.
+    """
+    formats = dict(formats or {})
+    data = frame.reset_index() if index is not None else frame
+    if index is not None:
+        first = data.columns[0]
+        data = data.rename(columns={first: "__index__"})
+        if isinstance(columns, Mapping):
+            columns = {"__index__": index, **columns}
+        elif columns is not None:
+            columns = {"__index__": index, **{c: c for c in columns}}
+        if first in formats:
+            formats["__index__"] = formats.pop(first)
+    if columns is None:
+        names = {str(c): str(c) for c in data.columns}
+    elif isinstance(columns, Mapping):
+        names = {str(k): str(v) for k, v in columns.items()}
+    else:
+        names = {str(c): str(c) for c in columns}
+    missing = [c for c in names if c not in data.columns]
+    if missing:
+        raise ParameterError(f"table: no column {missing[0]!r}; the frame has {', '.join(map(str, data.columns))}")
+    unknown = [c for c in formats if c not in names]
+    if unknown:
+        raise ParameterError(f"table: a format for {unknown[0]!r}, which is not a shown column")
+    writers = {c: _writer(data[c], formats.get(c)) for c in names}
+    rows = tuple(tuple(writers[c](v) for c, v in zip(names, values)) for values in data[list(names)].itertuples(index=False))
+    numeric = tuple(_is_numeric(data[c], formats.get(c)) for c in names)
+    collapsed = collapse_after is not None and len(rows) > collapse_after
+    return Table(tuple(names.values()), rows, numeric, caption, summary, collapsed)
+
+
+def _writer(column: pd.Series, spec: Format | None) -> Callable[[Any], str]:
+    if callable(spec) and not isinstance(spec, Quantity):
+        return lambda v: MISSING if is_missing(v) else str(spec(v))
+    if spec is not None:
+        return lambda v: fmt(v, spec)
+    kind = column.dtype.kind
+    if kind == "b":
+        return fmt
+    if kind in "iu":
+        return lambda v: fmt(v, "count")
+    if kind == "f":
+        if column.dropna().map(lambda x: float(x).is_integer()).all():
+            return lambda v: fmt(v, "count")
+        return lambda v: fmt(v, "mean")
+    return lambda v: fmt(v) if not isinstance(v, str) else v
+
+
+def _is_numeric(column: pd.Series, spec: Format | None) -> bool:
+    if spec is not None and not (callable(spec) and not isinstance(spec, Quantity)):
+        return True
+    return column.dtype.kind in "iuf"
+
+
+__all__ = ["COLLAPSE_AFTER", "Table", "table"]
