@@ -75,10 +75,22 @@ def test_unknown_quantity_is_a_clear_error():
         f.fmt(object())
 
 
-def test_glue_returns_the_text_outside_a_kernel():
-    assert f.glue("k", 1234567) == "1,234,567"
-    assert f.glue("k", 0.5, "share") == "0.50"
-    assert f.glue_all({"a": 1000, "b": (0.25, "share"), "c": (True, "count")}) == {"a": "1,000", "b": "0.25", "c": "yes"}
-    assert f.glue_text("v", "all 3 agree") == "all 3 agree"
+def test_glue_writes_what_fmt_writes_and_returns_nothing():
+    assert f.glue("k", 1234567) is None  # a cell ending with a glue shows no output
+    assert f.written({"a": 1000, "b": (0.25, "share"), "c": (True, "count"), "d": ((9, 6), "count")}) == {
+        "a": "1,000", "b": "0.25", "c": "yes", "d": "9, 6"
+    }
+    assert f.glue_all({"a": 1}) is None and f.glue_text("v", "all 3 agree") is None
     with pytest.raises(ParameterError, match="needs a string"):
         f.glue_text("v", 3)
+
+
+def test_glue_in_a_kernel_stores_text(monkeypatch):
+    stored = {}
+    monkeypatch.setattr(f, "_in_kernel", lambda: True)
+    import myst_nb
+
+    monkeypatch.setattr(myst_nb, "glue", lambda key, value, display=True: stored.update({key: (value, display)}))
+    f.glue("n", 23024072)
+    f.glue_text("v", "all agree")
+    assert stored == {"n": ("23,024,072", False), "v": ("all agree", False)}

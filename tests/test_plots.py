@@ -32,6 +32,14 @@ from cvlib.presentation import figures as plots  # noqa: E402
 from cvlib.presentation import style  # noqa: E402
 
 
+@pytest.fixture(autouse=True)
+def _close_figures():
+    yield
+    import matplotlib.pyplot as plt
+
+    plt.close("all")
+
+
 def _same_colour(a, b) -> bool:
     return mcolors.to_hex(a) == mcolors.to_hex(b)
 

@@ -5,8 +5,9 @@ returns a matplotlib :class:`~matplotlib.figure.Figure` drawn for the text
 column (:mod:`cvlib.presentation.style`): a notebook ends a cell with it and
 the page shows it at its natural size. Nothing here computes a result.
 
-The style's names (:data:`PALETTE`, :data:`LABELS`, :data:`ACCENTS`,
-:func:`set_style`) are re-exported here, so ``cv.figures.set_style()`` and
+The style's names (:data:`~cvlib.presentation.style.PALETTE`,
+:data:`~cvlib.presentation.style.LABELS`, :data:`~cvlib.presentation.style.ACCENTS`,
+:func:`~cvlib.presentation.style.set_style`) are re-exported here, so ``cv.figures.set_style()`` and
 ``cv.figures.PALETTE`` keep working.
 """
 

@@ -22,7 +22,7 @@ from typing import Any
 
 from cvlib.core.errors import ParameterError
 
-#: What the book prints for a value that is missing (None, NaN): an en dash.
+#: The en dash the book prints for a missing value (None or NaN).
 MISSING = "–"
 
 
@@ -95,7 +95,18 @@ def quantity(kind: str | Quantity) -> Quantity:
 
 
 def is_missing(value: Any) -> bool:
-    """Whether ``value`` is None, NaN or pandas' missing marker."""
+    """Whether ``value`` is missing: None, NaN or pandas' missing marker.
+
+    Parameters
+    ----------
+    value:
+        Any value.
+
+    Returns
+    -------
+    bool
+        True if the book writes it as ``–``.
+    """
     if value is None:
         return True
     if isinstance(value, float) or type(value).__name__ in {"float32", "float64", "NAType", "NaTType"}:
@@ -224,7 +235,7 @@ def span(values: Iterable[Any], kind: str | Quantity = "count") -> str:
     return lo if lo == hi else f"{lo}–{hi}"
 
 
-def glue(key: str, value: Any, kind: str | Quantity = "count", *, decimals: int | None = None) -> str:
+def glue(key: str, value: Any, kind: str | Quantity = "count", *, decimals: int | None = None) -> None:
     """Format ``value`` with :func:`fmt` and glue the text under ``key`` for the page's prose.
 
     The chapter's markdown then writes ``{glue:text}`KEY``` and the reader sees
@@ -244,15 +255,14 @@ def glue(key: str, value: Any, kind: str | Quantity = "count", *, decimals: int 
 
     Returns
     -------
-    str
-        The text that was glued.
+    None
+        Nothing, so a notebook cell that ends with a glue shows no output
+        (:func:`fmt` gives the text).
     """
-    text = fmt(value, kind, decimals=decimals)
-    _glue_text(key, text)
-    return text
+    _glue_text(key, fmt(value, kind, decimals=decimals))
 
 
-def glue_text(key: str, text: str) -> str:
+def glue_text(key: str, text: str) -> None:
     """Glue a sentence or phrase already written (a verdict, a list of words).
 
     Parameters
@@ -264,16 +274,15 @@ def glue_text(key: str, text: str) -> str:
 
     Returns
     -------
-    str
-        ``text``.
+    None
+        Nothing, so a cell ending with it shows no output.
     """
     if not isinstance(text, str):
         raise ParameterError(f"glue_text({key!r}, ...) needs a string; got {text!r} (use glue() for numbers)")
     _glue_text(key, text)
-    return text
 
 
-def glue_all(values: Mapping[str, tuple[Any, str | Quantity] | Any]) -> dict[str, str]:
+def glue_all(values: Mapping[str, tuple[Any, str | Quantity] | Any]) -> None:
     """Glue several values: ``{"key": (value, kind)}`` or ``{"key": value}`` (a count).
 
     Parameters
@@ -283,14 +292,54 @@ def glue_all(values: Mapping[str, tuple[Any, str | Quantity] | Any]) -> dict[str
 
     Returns
     -------
+    None
+        Nothing (see :func:`written` for the texts).
+    """
+    for key, text in written(values).items():
+        _glue_text(key, text)
+
+
+def written(values: Mapping[str, tuple[Any, str | Quantity] | Any]) -> dict[str, str]:
+    """The texts :func:`glue_all` would glue, without glueing them.
+
+    Parameters
+    ----------
+    values:
+        Keys to values, each with its kind of quantity (``{"key": (value, kind)}``
+        or ``{"key": value}`` for a count).
+
+    Returns
+    -------
     dict
-        Each key's text, as glued.
+        Each key's text.
     """
     out = {}
     for key, item in values.items():
-        value, kind = item if isinstance(item, tuple) and len(item) == 2 and isinstance(item[1], (str, Quantity)) else (item, "count")
-        out[key] = glue(key, value, kind)
+        pair = isinstance(item, tuple) and len(item) == 2 and isinstance(item[1], (str, Quantity))
+        value, kind = item if pair else (item, "count")
+        out[key] = fmt(value, kind)
     return out
+
+
+def glue_figure(key: str, figure: Any) -> None:
+    """Glue a figure so another page can show the same drawing (the introduction does).
+
+    Parameters
+    ----------
+    key:
+        The glue key.
+    figure:
+        A matplotlib figure.
+
+    Returns
+    -------
+    None
+        Nothing: the cell that made the figure shows it once, when it ends.
+    """
+    if _in_kernel():
+        from myst_nb import glue as myst_glue
+
+        myst_glue(key, figure, display=False)
 
 
 def _glue_text(key: str, text: str) -> None:
@@ -321,10 +370,12 @@ __all__ = [
     "fmt",
     "glue",
     "glue_all",
+    "glue_figure",
     "glue_text",
     "is_missing",
     "listing",
     "quantity",
     "span",
     "words",
+    "written",
 ]

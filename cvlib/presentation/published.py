@@ -31,7 +31,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
     from cvlib.presentation.tables import Table
 
-#: For each experiment: what the article ran (``"params"``), what it reported (``"values"``; decimals as
+#: What the article ran for each experiment (``"params"``), what it reported (``"values"``, decimals as
 #: printed) and where it printed them (``"source"``).
 PUBLISHED: dict[str, dict[str, Any]] = {
     "C": {

@@ -108,8 +108,10 @@ def new_figure(
 ) -> tuple[Figure, Any]:
     """A figure of the text column's width with a grid of axes, laid out so nothing is cut off.
 
-    The figure is made without pyplot, so a notebook displays it once (by
-    ending a cell with it) and no figure lingers in pyplot's global state.
+    The figure is made through pyplot, so a notebook shows it when the cell
+    that made it ends (assign it, ``fig = cv.figures....``, rather than
+    ending the cell with it, which would show it twice), and the older
+    ``plt.show()`` idiom works too.
 
     Parameters
     ----------
@@ -129,7 +131,7 @@ def new_figure(
     tuple
         ``(figure, axes)``.
     """
-    from matplotlib.figure import Figure
+    import matplotlib.pyplot as plt
 
     from cvlib.core.errors import ParameterError
 
@@ -137,7 +139,7 @@ def new_figure(
         raise ParameterError(f"a figure may be at most {COLUMN_WIDTH_IN} in wide (the text column); got {width}")
     if height is None:
         height = 3.6 if rows == 1 else 2.6 * rows
-    fig = Figure(figsize=(width, height), layout="constrained")
+    fig = plt.figure(figsize=(width, height), layout="constrained")
     axes = fig.subplots(rows, cols, squeeze=squeeze, **subplot_kw)
     return fig, axes
 

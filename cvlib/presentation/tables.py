@@ -33,11 +33,12 @@ from cvlib.presentation.formatting import MISSING, Quantity, fmt, is_missing
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
+    from cvlib.scenarios.setup import ScenarioRun
+
 #: Tables with more rows than this are folded into a dropdown.
 COLLAPSE_AFTER = 12
 
-#: A column's format: a quantity name, a :class:`~cvlib.presentation.formatting.Quantity`, or a function of one value.
-Format = str | Quantity | Callable[[Any], str]
+_Format = str | Quantity | Callable[[Any], str]  # a column's format
 
 
 @dataclass(frozen=True)
@@ -129,7 +130,7 @@ def _align(numeric: bool) -> str:
 def table(
     frame: pd.DataFrame,
     columns: Mapping[str, str] | Sequence[str] | None = None,
-    formats: Mapping[str, Format] | None = None,
+    formats: Mapping[str, str | Quantity | Callable[[Any], str]] | None = None,
     *,
     caption: str | None = None,
     summary: str | None = None,
@@ -200,7 +201,7 @@ def table(
     return Table(tuple(names.values()), rows, numeric, caption, summary, collapsed)
 
 
-def _writer(column: pd.Series, spec: Format | None) -> Callable[[Any], str]:
+def _writer(column: pd.Series, spec: _Format | None) -> Callable[[Any], str]:
     if callable(spec) and not isinstance(spec, Quantity):
         return lambda v: MISSING if is_missing(v) else str(spec(v))
     if spec is not None:
@@ -217,10 +218,66 @@ def _writer(column: pd.Series, spec: Format | None) -> Callable[[Any], str]:
     return lambda v: fmt(v) if not isinstance(v, str) else v
 
 
-def _is_numeric(column: pd.Series, spec: Format | None) -> bool:
+def _is_numeric(column: pd.Series, spec: _Format | None) -> bool:
     if spec is not None and not (callable(spec) and not isinstance(spec, Quantity)):
         return True
     return column.dtype.kind in "iuf"
 
 
-__all__ = ["COLLAPSE_AFTER", "Table", "table"]
+#: The columns of an executor run as a reader sees them, in the order :func:`run_table` shows them.
+RUN_COLUMNS: dict[str, str] = {
+    "completed": "Completed",
+    "steps_used": "Steps used",
+    "budget": "Budget",
+    "replans": "Replans",
+    "verifications": "Verifications",
+    "pre_failure_work": "Doomed steps (PFW)",
+    "decisions_total": "Decisions",
+    "decisions_on_stale_deps": "On stale facts",
+    "scur": "SCUR",
+}
+
+
+def run_table(
+    runs: ScenarioRun | Mapping[str, ScenarioRun],
+    columns: Sequence[str] = ("completed", "steps_used", "budget", "replans", "verifications", "pre_failure_work", "scur"),
+    *,
+    caption: str | None = None,
+) -> Table:
+    """Both executors' results for one run (or several runs, one pair of rows each).
+
+    Parameters
+    ----------
+    runs:
+        A :class:`~cvlib.scenarios.setup.ScenarioRun`, or a label for each of several.
+    columns:
+        Which results to show, keys of :data:`RUN_COLUMNS`, in order.
+    caption:
+        A sentence above the table.
+
+    Returns
+    -------
+    Table
+        One row per executor (per run), SCUR with two decimals.
+    """
+    import pandas as pd
+
+    from cvlib.presentation.style import LABELS
+
+    unknown = [c for c in columns if c not in RUN_COLUMNS]
+    if unknown:
+        raise ParameterError(f"run_table: unknown column {unknown[0]!r}; expected some of {', '.join(RUN_COLUMNS)}")
+    labelled = runs if isinstance(runs, Mapping) else {"": runs}
+    frames = []
+    for label, run in labelled.items():
+        frame = run.to_frame().reset_index(names="executor")
+        frame["executor"] = frame["executor"].map(lambda e: LABELS.get(e, e))
+        frame.insert(0, "run", label)
+        frames.append(frame)
+    data = pd.concat(frames, ignore_index=True)
+    names = {"run": "Run"} if len(labelled) > 1 or "" not in labelled else {}
+    names |= {"executor": "Executor", **{c: RUN_COLUMNS[c] for c in columns}}
+    return table(data, names, {"scur": "share"} if "scur" in columns else None, caption=caption)
+
+
+__all__ = ["COLLAPSE_AFTER", "RUN_COLUMNS", "Table", "run_table", "table"]
