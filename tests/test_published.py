@@ -119,6 +119,15 @@ def test_compare_refuses_a_quantity_the_article_did_not_publish():
         compare("A", {"speed": 1})
 
 
+def test_combined_prefixes_each_part_and_applies_only_if_all_do():
+    a = comparison([("steps", 7, 7)])
+    b = comparison([("steps", 3, 4)], applies=False)
+    both = cv.published.combined({"E1": a, "E2": b})
+    assert list(both.to_frame()["quantity"]) == ["E1: steps", "E2: steps"]
+    assert not both.applies
+    assert cv.published.combined({"E1": a}).verdict() == "the published number agrees, compared exactly"
+
+
 def test_verdict_needs_a_comparison():
     with pytest.raises(ParameterError, match="needs a Comparison"):
         verdict({"agrees": ["yes"]})

@@ -450,6 +450,25 @@ def compare(experiment: str, ours: Mapping[str, Any], params: Mapping[str, Any] 
     return comparison([(QUANTITY_NAMES.get(k, k.replace("_", " ")), reference[k], v) for k, v in ours.items()], applies)
 
 
+def combined(parts: Mapping[str, Comparison]) -> Comparison:
+    """Several comparisons as one table, each row's quantity prefixed by its part's label.
+
+    Parameters
+    ----------
+    parts:
+        A label (``"E1"``) for each :class:`Comparison`.
+
+    Returns
+    -------
+    Comparison
+        All rows, in order; it applies only if every part does.
+    """
+    from dataclasses import replace
+
+    rows = tuple(replace(r, quantity=f"{label}: {r.quantity}") for label, part in parts.items() for r in part.rows)
+    return Comparison(rows, all(part.applies for part in parts.values()))
+
+
 def verdict(table: Comparison) -> str:
     """One sentence on a :class:`Comparison`, for glueing into a chapter's prose.
 
@@ -475,6 +494,7 @@ __all__ = [
     "ComparisonRow",
     "agrees",
     "at_published_params",
+    "combined",
     "compare",
     "comparison",
     "decimals_of",
