@@ -164,10 +164,6 @@ class ObservationLog:
         seen = self._observed.get(fact_id)
         return None if seen is None else seen + ttl
 
-    def snapshot(self) -> dict[str, int]:
-        """Every fact's latest observation tick, by id (a copy)."""
-        return dict(self._observed)
-
 
 def check_supports(supports: Mapping[str, str] | None, facts: Iterable[str]) -> dict[str, str]:
     """Validate a fact -> supporting resource map against the facts a world holds."""

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import math
 
-from cvlib.core.rules import _probability
+from cvlib.core.validation import require_probability
 
 
 def expected_saving(prior: float, miss_rate: float, false_alarm_rate: float, cost: int, gain: float, loss: float) -> float:
@@ -36,8 +36,8 @@ def break_even_prior(miss_rate: float, false_alarm_rate: float, cost: int, gain:
     always misses, or one that saves nothing), and 0.0 when verifying is
     worthwhile even for a fact that surely did not change.
     """
-    m = _probability("miss_rate", miss_rate)
-    f = _probability("false_alarm_rate", false_alarm_rate)
+    m = require_probability("miss_rate", miss_rate)
+    f = require_probability("false_alarm_rate", false_alarm_rate)
     numerator = cost + f * loss
     denominator = (1.0 - m) * gain + f * loss
     if denominator <= 0:

@@ -12,12 +12,14 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
+from cvlib.core.errors import ParameterError
+
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
     from matplotlib.figure import Figure
 
-    from cvlib.scenarios.setup import ScenarioRun
     from cvlib.core.trace import Trace
+    from cvlib.scenarios.setup import ScenarioRun
 
 #: Executor colours, used by every figure (colour-blind-safe pair).
 PALETTE: dict[str, str] = {"baseline": "#D55E00", "validity_aware": "#0072B2"}
@@ -91,8 +93,6 @@ def mechanism_figure(
 
     missing = [name for name in _EXECUTORS if name not in traces]
     if missing:
-        from cvlib.core.errors import ParameterError
-
         raise ParameterError(f"mechanism_figure needs traces for {', '.join(_EXECUTORS)}; missing {missing}")
     total = max([e.end for t in traces.values() for e in t.entries] + [budget or 0, 1] + [t for t, _ in markers])
     label_boxes = total <= 24
@@ -183,8 +183,6 @@ def pfw_vs_size_figure(
 
     frames = [f for f in (depth, topologies, grid) if f is not None and len(f)]
     if not frames:
-        from cvlib.core.errors import ParameterError
-
         raise ParameterError("pfw_vs_size_figure needs at least one non-empty DataFrame")
     fig, ax = _new((7.5, 4.8))
     base = PALETTE["baseline"]

@@ -27,11 +27,11 @@ from collections.abc import Iterator, Sequence
 from cvlib.core.errors import ParameterError
 from cvlib.core.executors import compute_budget
 from cvlib.core.facts import Fact
-from cvlib.scenarios.generators import branching, chain, multi_branch
 from cvlib.core.graph import PlanGraph, StepKind
-from cvlib.scenarios.setup import ScenarioSetup
 from cvlib.core.validation import require_int
 from cvlib.core.world import Event, EventKind
+from cvlib.scenarios.generators import branching, chain, multi_branch
+from cvlib.scenarios.setup import ScenarioSetup
 
 #: Plan families :func:`random_setup` draws from; ``mixed`` picks one of them per plan.
 FAMILIES: tuple[str, ...] = ("chain", "branching", "multi_branch", "layered", "fan_out")
