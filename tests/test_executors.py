@@ -9,7 +9,8 @@ from cvlib.core.errors import ParameterError, UnknownFactError
 from cvlib.core.executors import executor_names, run_executor
 from cvlib.core.facts import Fact, ValidityState
 from cvlib.core.graph import PlanGraph, Step, StepKind
-from cvlib.core.world import BeliefView, Event, EventKind, World
+from cvlib.core.events import Event, EventKind
+from cvlib.core.world import BeliefView, World
 
 
 def world(*events, valid_until=None, extra_facts=()):

@@ -18,7 +18,7 @@ from cvlib.core.recovery import committed_by, redo_cost
 from cvlib.experiments.recovery_windows import budget_window, window_surface
 from cvlib.scenarios.builders import staged_setup
 from cvlib.core.rules import ExecutionRules
-from cvlib.core.world import Event, EventKind
+from cvlib.core.events import Event, EventKind
 
 REDO = ExecutionRules(recovery="redo_affected")
 SUBPLAN = ExecutionRules(recovery="subplan")

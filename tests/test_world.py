@@ -9,7 +9,8 @@ import pytest
 from cvlib.core.errors import ParameterError, UnknownFactError
 from cvlib.core.facts import Fact, ValidityState
 from cvlib.core.graph import Step, StepKind
-from cvlib.core.world import BeliefView, Event, EventKind, World
+from cvlib.core.events import Event, EventKind
+from cvlib.core.world import BeliefView, World
 
 A = ValidityState.ACTIVE
 S = ValidityState.STALE

@@ -193,7 +193,7 @@ class PlanGraph:
         ids: list[str],
         kinds: list[StepKind],
         requires: list[frozenset[str]],
-        predecessors: Sequence[tuple[int, ...]] | tuple[array, array],
+        predecessors: Sequence[tuple[int, ...]] | tuple[array[int], array[int]],
         order: Sequence[int] | None = None,
         closures: list[frozenset[str]] | None = None,
     ) -> PlanGraph:
@@ -215,7 +215,7 @@ class PlanGraph:
         ids: list[str],
         kinds: list[StepKind],
         requires: list[frozenset[str]],
-        predecessors: Sequence[tuple[int, ...]] | tuple[array, array],
+        predecessors: Sequence[tuple[int, ...]] | tuple[array[int], array[int]],
         *,
         order: Sequence[int] | None = None,
         closures: list[frozenset[str]] | None = None,

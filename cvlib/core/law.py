@@ -26,7 +26,7 @@ from cvlib.core.validation import require_int
 
 if TYPE_CHECKING:
 
-    from cvlib.core.world import Event
+    from cvlib.core.events import Event
 
 
 def break_ticks(events: Iterable[Event]) -> dict[str, int]:

@@ -27,8 +27,8 @@ one call, skipping syncs until the next tick at which something falls due
 from __future__ import annotations
 
 import heapq
-import math
 import random
+import sys
 from collections.abc import Iterable, Mapping
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, replace
@@ -46,13 +46,15 @@ from cvlib.core.events import (
     check_supports,
 )
 from cvlib.core.facts import DOUBTFUL_STATES, Fact, ValidityState
-from cvlib.core.graph import RunColumns, Step
+from cvlib.core.graph import RunColumns, Step, StepKind
 from cvlib.core.rules import ORIGINAL, ExecutionRules, check_rules
 
 __all__ = ["BeliefView", "Ledger", "Recorder", "SpendKind", "World"]
 
 _ACTIVE = ValidityState.ACTIVE
 _EMPTY: frozenset[str] = frozenset()
+#: A tick no run reaches, which :meth:`World._quiet_until` gives when nothing is left to fall due.
+_NEVER = sys.maxsize
 _NOT_ACTIVE = frozenset(ValidityState) - {ValidityState.ACTIVE}
 
 # Kinds of entries in the world's one tick-sorted stream of scheduled changes.
@@ -199,26 +201,21 @@ class World:
         while self._next < len(stream) and stream[self._next][0] <= tick:
             _, _, kind, payload = stream[self._next]
             self._next += 1
-            if kind == _RESOURCE:
-                assert isinstance(payload, ResourceEvent)
+            if isinstance(payload, ResourceEvent):
                 if payload.up:
                     self._down.discard(payload.resource)
                 else:
                     self._down.add(payload.resource)
                 self._resources_changed()
-                continue
-            fact = self._facts[payload.fact_id]
-            if kind == _REPLACE:
-                assert isinstance(payload, Event)
-                self._set(fact.replaced(payload.new_value, tick))
-                self._break(fact.id)
-            elif kind == _AMBIGUOUS:
-                assert isinstance(payload, Event)
-                self._set(fact.marked_ambiguous(tick))
+            elif isinstance(payload, SilentChange):  # the world changes, belief does not
+                self._break(payload.fact_id)
+            elif kind == _REPLACE:
+                self._set(self._facts[payload.fact_id].replaced(payload.new_value, tick))
+                self._break(payload.fact_id)
+            else:
+                self._set(self._facts[payload.fact_id].marked_ambiguous(tick))
                 if payload.ground_truth_changed:
-                    self._break(fact.id)
-            else:  # silent: the world changes, belief does not
-                self._break(fact.id)
+                    self._break(payload.fact_id)
         horizons = self._horizons
         while horizons and horizons[0][0] < tick:
             _, fact_id = heapq.heappop(horizons)
@@ -226,7 +223,7 @@ class World:
             if fact.is_due_to_expire(tick):
                 self._set(fact.expired(tick))
 
-    def _quiet_until(self) -> int | float:
+    def _quiet_until(self) -> int:
         """The first tick at which :meth:`apply_due_events` could change anything.
 
         A scheduled change falls due at its tick; a horizon passes one tick
@@ -234,7 +231,7 @@ class World:
         what lets :meth:`BeliefView.execute_run` skip it. Anything new that a
         sync reacts to must be reflected here.
         """
-        quiet: int | float = math.inf
+        quiet = _NEVER
         if self._next < len(self._stream):
             quiet = self._stream[self._next][0]
         if self._horizons:
@@ -659,4 +656,4 @@ def _looked_at(world: World, watched: frozenset[ValidityState], watch_health: bo
 
 
 #: What the bulk path hands to :meth:`BeliefView.execute` for a plain (non-action) step when recording.
-_PLAIN_STEP = Step("plain", "plan")
+_PLAIN_STEP = Step("plain", StepKind.PLAN)

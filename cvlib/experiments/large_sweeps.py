@@ -49,7 +49,7 @@ import pyarrow.parquet as pq
 from cvlib.core.errors import ParameterError, SweepError
 from cvlib.core.executors import run_baseline, run_validity_aware
 from cvlib.core.law import break_ticks, predicted_pfw
-from cvlib.core.validation import require_int
+from cvlib.core.validation import require_choice, require_int
 from cvlib.experiments.article import run_row
 from cvlib.scenarios.named import get_scenario, run_scenario
 from cvlib.scenarios.random_plans import FAMILIES, random_setup
@@ -148,8 +148,7 @@ class RandomFamily:
         require_int("seed", self.seed)
         require_int("count", self.count, minimum=0)
         require_int("max_steps", self.max_steps, minimum=1)
-        if self.family != "mixed" and self.family not in FAMILIES:
-            raise ParameterError(f"unknown plan family {self.family!r}; expected one of {', '.join(FAMILIES)} or 'mixed'")
+        require_choice("plan family", self.family, (*FAMILIES, "mixed"))
 
     def __len__(self) -> int:
         return self.count
