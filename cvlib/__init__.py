@@ -193,7 +193,13 @@ if TYPE_CHECKING:  # what type checkers and IDEs see; nothing here runs
     )
     from cvlib.experiments.large_sweeps import Grid, RandomFamily, sweep
     from cvlib.experiments.law_check import LAW_CASES, check_law
-    from cvlib.scenarios.generators import branch_facts, branching, chain, generate, multi_branch
+    from cvlib.scenarios.generators import (
+        branch_facts,
+        branching,
+        chain,
+        generate,
+        multi_branch,
+    )
     from cvlib.scenarios.named import (
         SCENARIOS,
         ScenarioDefinition,

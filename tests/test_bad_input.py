@@ -14,7 +14,8 @@ import pytest
 import cvlib as cv
 from cvlib.core.errors import CvlibError, CycleError, ParameterError, UnknownFactError
 from cvlib.core.graph import PlanGraph, Step, StepKind
-from cvlib.core.world import Event, EventKind, World
+from cvlib.core.events import Event, EventKind
+from cvlib.core.world import World
 
 
 def assert_clear(err: pytest.ExceptionInfo, *fragments: str) -> None:

@@ -9,7 +9,8 @@ from cvlib.core.errors import ParameterError, UnknownFactError
 from cvlib.core.executors import executor_names, run_executor
 from cvlib.core.facts import Fact, ValidityState
 from cvlib.core.graph import PlanGraph, Step, StepKind
-from cvlib.core.world import BeliefView, Event, EventKind, World
+from cvlib.core.events import Event, EventKind
+from cvlib.core.world import BeliefView, World
 
 
 def world(*events, valid_until=None, extra_facts=()):
@@ -214,7 +215,7 @@ def test_validity_aware_verifies_the_whole_closure_once():
 
 def test_validity_aware_defensive_branch_action_failing_on_believed_active_facts(monkeypatch):
     """Unreachable under these mechanics (belief ACTIVE implies not broken); forced here with a blind view."""
-    monkeypatch.setattr(BeliefView, "any_in_state", lambda self, facts, states: False)
+    monkeypatch.setattr(BeliefView, "facts_in_state", lambda self, facts, states: frozenset())
     r = cv.run_validity_aware(cv.chain(4), world(replace(1)), "F1")
     assert (r.completed, r.replans, r.pre_failure_work, r.steps_used) == (True, 1, 2, 4 + 5)
 

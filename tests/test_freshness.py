@@ -6,7 +6,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from cvlib.core import engine
+from cvlib.core.executors import run_baseline, run_validity_aware
+from cvlib.core.world import World
 from cvlib.scenarios import generators
 from cvlib.core.errors import ParameterError, UnknownFactError
 from cvlib.core.facts import Fact, ValidityState
@@ -52,7 +53,7 @@ def test_evidence_cannot_be_read_before_it_is_observed():
 def _world(rules, outage_tick=None, depth=6):
     plan, facts, supports = operational_setup(depth)
     outages = () if outage_tick is None else (ResourceEvent(outage_tick, "db", up=False),)
-    return plan, engine.RuledWorld(facts, rules=rules, resource_events=outages, supports=supports)
+    return plan, World(facts, rules=rules, resource_events=outages, supports=supports)
 
 
 def test_re_verifying_a_fact_whose_source_is_down_leaves_it_stale():
@@ -77,7 +78,7 @@ def test_laundering_bookkeeping_makes_the_old_observation_look_fresh():
 
 
 def test_ttl_refresh_renews_from_the_observation():
-    world = engine.RuledWorld([Fact("F1", 1)], rules=TTL2)
+    world = World([Fact("F1", 1)], rules=TTL2)
     view = world.belief_view()
     world.ledger.steps_used = 3
     view.sync()
@@ -87,7 +88,7 @@ def test_ttl_refresh_renews_from_the_observation():
 
 
 def test_without_refresh_a_confirmed_fact_expires_again_as_in_the_article():
-    world = engine.RuledWorld([Fact("F1", 1)], rules=ExecutionRules(ttl=2))
+    world = World([Fact("F1", 1)], rules=ExecutionRules(ttl=2))
     view = world.belief_view()
     world.ledger.steps_used = 3
     view.sync()
@@ -100,47 +101,47 @@ def test_without_refresh_a_confirmed_fact_expires_again_as_in_the_article():
 
 def test_a_silent_change_is_invisible_to_belief_but_dooms_the_work():
     plan = generators.chain(5)
-    world = engine.RuledWorld([Fact("F1", 1)], silent_changes=[SilentChange(1, "F1")])
-    va = engine.run_validity_aware(plan, world, "F1")
+    world = World([Fact("F1", 1)], silent_changes=[SilentChange(1, "F1")])
+    va = run_validity_aware(plan, world, "F1")
     assert va.pre_failure_work == 3 and va.verifications == 0  # no TTL: nothing to prompt a check
 
 
 def test_a_short_ttl_catches_a_silent_change():
     plan = generators.chain(5)
-    world = engine.RuledWorld([Fact("F1", 1)], rules=ExecutionRules(ttl=1, ttl_refresh=True),
+    world = World([Fact("F1", 1)], rules=ExecutionRules(ttl=1, ttl_refresh=True),
                               silent_changes=[SilentChange(1, "F1")])
-    va = engine.run_validity_aware(plan, world, "F1")
+    va = run_validity_aware(plan, world, "F1")
     assert va.pre_failure_work == 1 and va.verifications == 1 and va.replans == 1
 
 
 def test_timestamp_checker_uses_a_fresh_fact_from_a_dead_database():
     plan, world = _world(ExecutionRules(ttl=10), outage_tick=2)
-    va = engine.run_validity_aware(plan, world, "F1")
+    va = run_validity_aware(plan, world, "F1")
     assert va.pre_failure_work == 3 and va.replans == 1  # S2-S4 doomed, the action fails
 
 
 def test_dependency_checker_sees_the_outage_before_acting():
     plan, world = _world(ExecutionRules(ttl=10, checker="dependency"), outage_tick=2)
-    va = engine.run_validity_aware(plan, world, "F1")
+    va = run_validity_aware(plan, world, "F1")
     assert va.pre_failure_work == 0 and va.replans == 1 and va.steps_used == 2 + 7
 
 
 def test_restored_resource_makes_the_fact_usable_again():
     plan, facts, supports = operational_setup(6)
     events = (ResourceEvent(1, "db", up=False), ResourceEvent(3, "db", up=True))
-    world = engine.RuledWorld(facts, resource_events=events, supports=supports)
-    result = engine.run_baseline(plan, world, "F1")
+    world = World(facts, resource_events=events, supports=supports)
+    result = run_baseline(plan, world, "F1")
     assert result.completed and result.replans == 0 and result.pre_failure_work == 2
 
 
 def test_bad_x4_inputs():
     with pytest.raises(UnknownFactError, match="unknown fact 'F9'"):
-        engine.RuledWorld([Fact("F1", 1)], silent_changes=[SilentChange(0, "F9")])
+        World([Fact("F1", 1)], silent_changes=[SilentChange(0, "F9")])
     with pytest.raises(ParameterError, match="supports names fact 'F9'"):
-        engine.RuledWorld([Fact("F1", 1)], supports={"F9": "db"})
+        World([Fact("F1", 1)], supports={"F9": "db"})
     with pytest.raises(ParameterError, match="resource event 'up' must be true or false"):
         ResourceEvent(0, "db", up="no")
-    with pytest.raises(ParameterError, match="each rate must be a probability"):
+    with pytest.raises(ParameterError, match="each rate must be"):
         ttl_sweep([1], [1.5], n_schedules=2)
     with pytest.raises(ParameterError, match="db_step must be a step before the action"):
         operational_setup(3, db_step=2)

@@ -7,7 +7,7 @@ import pytest
 import cvlib as cv
 from cvlib.core.errors import ParameterError, UnknownFactError
 from cvlib.core.graph import PlanGraph, Step, StepKind
-from cvlib.core.world import Event, EventKind
+from cvlib.core.events import Event, EventKind
 
 
 def test_break_ticks_keeps_the_earliest_real_break_only():

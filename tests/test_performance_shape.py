@@ -15,72 +15,10 @@ import pytest
 
 import cvlib as cv
 from cvlib import Event, Fact, PlanGraph, Step, World
-from cvlib.core.executors import _SUPERSEDED, recovery_cost
-from cvlib.core.facts import DOUBTFUL_STATES
+from cvlib.core.events import ResourceEvent, SilentChange
+from cvlib.core.rules import ExecutionRules, VerificationModel
 from cvlib.scenarios.generators import _sample_positions
-
-
-# -- the reference: the rules as one loop body per step, through the public belief view ----------
-
-
-def reference_baseline(plan: PlanGraph, world: World, at_risk: str, budget: int) -> dict:
-    cost = recovery_cost(plan, at_risk)
-    view = world.belief_view()
-    completed = False
-    for step, closure in plan.ordered_steps():
-        view.sync()
-        view.decide(closure)
-        succeeded = view.execute(step, closure)
-        if step.is_action:
-            if succeeded:
-                completed = True
-            else:
-                view.replan(cost)
-                completed = view.steps_used <= budget
-            break
-        if view.steps_used > budget:
-            break
-    return {"completed": completed, **vars(world.ledger)}
-
-
-def reference_validity_aware(plan: PlanGraph, world: World, at_risk: str, budget: int) -> dict:
-    cost = recovery_cost(plan, at_risk)
-    view = world.belief_view()
-    completed = False
-    for step, closure in plan.ordered_steps():
-        view.sync()
-        view.decide(closure)
-        if view.any_in_state(closure, _SUPERSEDED):
-            view.replan(cost)
-            completed = view.steps_used <= budget
-            break
-        if view.any_in_state(closure, DOUBTFUL_STATES) and not view.verify(closure):
-            view.replan(cost)
-            completed = view.steps_used <= budget
-            break
-        succeeded = view.execute(step, closure)
-        if step.is_action:
-            if succeeded:
-                completed = True
-            else:
-                view.replan(cost)
-                completed = view.steps_used <= budget
-            break
-        if view.steps_used > budget:
-            break
-    return {"completed": completed, **vars(world.ledger)}
-
-
-def _fast(result: cv.ExecutorResult) -> dict:
-    return {
-        "completed": result.completed,
-        "steps_used": result.steps_used,
-        "decisions_total": result.decisions_total,
-        "decisions_on_stale_deps": result.decisions_on_stale_deps,
-        "pre_failure_work": result.pre_failure_work,
-        "verifications": result.verifications,
-        "replans": result.replans,
-    }
+from tests.reference_executor import reference_baseline, reference_validity_aware
 
 
 def _world_state(world: World) -> list:
@@ -123,11 +61,56 @@ def test_fast_executors_equal_the_step_by_step_rules(seed: int) -> None:
         budget = cv.compute_budget(plan, at_risk) if rng.random() < 0.6 else rng.randint(0, 40)
         for fast, reference in ((cv.run_baseline, reference_baseline), (cv.run_validity_aware, reference_validity_aware)):
             w_fast, w_ref = World(facts, events), World(facts, events)
-            assert _fast(fast(plan, w_fast, at_risk, budget)) == reference(plan, w_ref, at_risk, budget)
+            assert fast(plan, w_fast, at_risk, budget) == reference(plan, w_ref, at_risk, budget)
             assert _world_state(w_fast) == _world_state(w_ref)
             assert w_fast.broken_facts == w_ref.broken_facts
         checked += 1
     assert checked > 250
+
+
+def _random_rules(rng: random.Random) -> ExecutionRules:
+    return ExecutionRules(
+        recovery=rng.choice(["flat", "redo_affected", "subplan"]),
+        budget_rule=rng.choice(["original", "strict"]),
+        verification=VerificationModel(
+            rng.choice([0.0, 0.3]), rng.choice([0.0, 0.3]), rng.choice([0, 1, 2]), seed=rng.randrange(100)
+        ),
+        verify_policy=rng.choice(["always", "never", "expected_cost"]),
+        prior_change=rng.choice([0.1, 0.5, 0.9]),
+        ttl=rng.choice([None, 0, 2, 5]),
+        ttl_refresh=rng.random() < 0.5,
+        checker=rng.choice(["timestamp", "dependency"]),
+        launder=rng.random() < 0.2,
+    )
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_the_fast_loop_equals_the_step_by_step_rules_under_any_rules(seed: int) -> None:
+    """One loop serves every rule set: its bulk path reproduces the plain loop under random rules and worlds."""
+    rng = random.Random(1000 + seed)
+    checked = 0
+    for _ in range(250):
+        plan, facts, events = _random_case(rng)
+        if not plan.facts:
+            continue
+        ids = [f.id for f in facts]
+        rules = _random_rules(rng)
+        silent = [SilentChange(rng.randint(0, 20), rng.choice(ids)) for _ in range(rng.randint(0, 2))]
+        outages = [ResourceEvent(rng.randint(0, 20), rng.choice(["db", "api"]), rng.random() < 0.4) for _ in range(rng.randint(0, 3))]
+        supports = {f: rng.choice(["db", "api"]) for f in ids if rng.random() < 0.5}
+        at_risk = rng.choice(sorted(plan.facts))
+        budget = cv.compute_budget(plan, at_risk) if rng.random() < 0.5 else rng.randint(0, 60)
+
+        def world() -> World:
+            return World(facts, events, rules=rules, silent_changes=silent, resource_events=outages, supports=supports)
+
+        for fast, reference in ((cv.run_baseline, reference_baseline), (cv.run_validity_aware, reference_validity_aware)):
+            w_fast, w_ref = world(), world()
+            assert fast(plan, w_fast, at_risk, budget) == reference(plan, w_ref, at_risk, budget)
+            assert _world_state(w_fast) == _world_state(w_ref)
+            assert w_fast.broken_facts == w_ref.broken_facts
+        checked += 1
+    assert checked > 200
 
 
 @pytest.mark.parametrize("seed", range(3))
@@ -135,7 +118,7 @@ def test_fast_executors_equal_the_rules_on_random_families(seed: int) -> None:
     for setup in cv.random_plans.random_setups(seed, 150):
         for fast, reference in ((cv.run_baseline, reference_baseline), (cv.run_validity_aware, reference_validity_aware)):
             w_fast, w_ref = setup.new_world(), setup.new_world()
-            got = _fast(fast(setup.plan, w_fast, setup.at_risk, setup.budget))
+            got = fast(setup.plan, w_fast, setup.at_risk, setup.budget)
             assert got == reference(setup.plan, w_ref, setup.at_risk, setup.budget)
             assert _world_state(w_fast) == _world_state(w_ref)
 
@@ -199,5 +182,5 @@ def test_a_chain_holds_one_closure_object_and_no_step_objects() -> None:
     plan = cv.chain(100_000)
     assert len({id(c) for c in plan._closures}) == 1
     assert not any(isinstance(v, Step) for v in plan._kinds[:10])
-    assert plan._run_columns().run_starts == [0, 100_000]
+    assert plan.run_columns().run_starts == [0, 100_000]
     assert plan.step("S99999").is_action and plan.step("S0").requires == frozenset({"F1"})

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 import cvlib as cv
 from cvlib.core.facts import Fact
 from cvlib.core.graph import PlanGraph, Step, StepKind
-from cvlib.core.world import Event, EventKind
+from cvlib.core.events import Event, EventKind
 
 FACTS = ("F1", "F2", "F3", "F4")
 

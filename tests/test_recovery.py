@@ -8,7 +8,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import cvlib as cv
-from cvlib.core import engine
+from cvlib.core.executors import run_baseline, run_validity_aware
+from cvlib.core.world import World
 from cvlib.core.errors import ParameterError
 from cvlib.core.facts import Fact
 from cvlib.core.law import predicted_pfw
@@ -17,7 +18,7 @@ from cvlib.core.recovery import committed_by, redo_cost
 from cvlib.experiments.recovery_windows import budget_window, window_surface
 from cvlib.scenarios.builders import staged_setup
 from cvlib.core.rules import ExecutionRules
-from cvlib.core.world import Event, EventKind
+from cvlib.core.events import Event, EventKind
 
 REDO = ExecutionRules(recovery="redo_affected")
 SUBPLAN = ExecutionRules(recovery="subplan")
@@ -109,8 +110,8 @@ def test_multi_action_pfw_law_holds_when_breaks_precede_the_first_action(plan, d
     events = tuple(Event(data.draw(st.integers(0, first_action)), f, EventKind.REPLACE, new_value=1) for f in broken)
     world_facts = [Fact(f, 0) for f in ("F1", "F2", "F3")]
     for rules in (REDO, SUBPLAN):
-        world = engine.RuledWorld(world_facts, events, rules=rules)
-        result = engine.run_baseline(plan, world, facts[0], 10_000)
+        world = World(world_facts, events, rules=rules)
+        result = run_baseline(plan, world, facts[0], 10_000)
         assert result.completed
         assert result.pre_failure_work == predicted_pfw(plan, cv.break_ticks(events), through_actions=True)
 
@@ -119,8 +120,8 @@ def test_multi_action_pfw_law_holds_when_breaks_precede_the_first_action(plan, d
 def test_multi_action_pfw_law_holds_for_any_single_break(plan, tick, data):
     fact = data.draw(st.sampled_from(sorted(plan.facts)))
     events = (Event(tick, fact, EventKind.REPLACE, new_value=1),)
-    world = engine.RuledWorld([Fact(f, 0) for f in ("F1", "F2", "F3")], events, rules=SUBPLAN)
-    result = engine.run_baseline(plan, world, fact, 10_000)
+    world = World([Fact(f, 0) for f in ("F1", "F2", "F3")], events, rules=SUBPLAN)
+    result = run_baseline(plan, world, fact, 10_000)
     assert result.pre_failure_work == predicted_pfw(plan, {fact: tick}, through_actions=True)
 
 
@@ -136,7 +137,7 @@ def test_validity_aware_never_does_doomed_work_under_any_recovery_model():
 def test_validity_aware_does_no_doomed_work_under_carrying_on_recovery(plan, events, model, data):
     facts = [Fact(f, 0, valid_until=data.draw(st.one_of(st.none(), st.integers(0, 6)))) for f in ("F1", "F2", "F3")]
     at_risk = data.draw(st.sampled_from(sorted(plan.facts)))
-    world = engine.RuledWorld(facts, events, rules=ExecutionRules(recovery=model))
-    result = engine.run_validity_aware(plan, world, at_risk, 10_000)
+    world = World(facts, events, rules=ExecutionRules(recovery=model))
+    result = run_validity_aware(plan, world, at_risk, 10_000)
     assert result.pre_failure_work == 0
     assert result.completed

@@ -10,11 +10,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import cvlib as cv
-from cvlib.core import engine
 from cvlib.core.errors import ParameterError
 from cvlib.core.executors import run_baseline, run_validity_aware
 from cvlib.core.rules import ORIGINAL, ExecutionRules, VerificationModel
 from cvlib.core.world import World
+from tests.reference_executor import reference_run
 
 
 def test_default_rules_are_the_original():
@@ -76,21 +76,21 @@ def test_non_default_rules_are_recorded():
 
 
 @pytest.mark.parametrize("name", cv.scenario_names())
-def test_engine_under_original_rules_reproduces_every_named_scenario(name):
+def test_the_step_by_step_rules_reproduce_every_named_scenario(name):
     setup = cv.setup_scenario(name)
     run = setup.run()
-    b = engine.run_baseline(setup.plan, engine.RuledWorld(setup.facts, setup.events), setup.at_risk, setup.budget)
-    v = engine.run_validity_aware(setup.plan, engine.RuledWorld(setup.facts, setup.events), setup.at_risk, setup.budget)
+    b = reference_run("baseline", setup.plan, setup.new_world(), setup.at_risk, setup.budget)
+    v = reference_run("validity_aware", setup.plan, setup.new_world(), setup.at_risk, setup.budget)
     assert (b, v) == (run.baseline, run.validity_aware)
 
 
 @given(plans(), fact_sets(), schedules(), st.one_of(st.none(), st.integers(0, 25)), st.data())
-def test_engine_under_original_rules_equals_the_original_executors(plan, facts, events, budget, data):
+def test_explicit_article_rules_are_the_default_world(plan, facts, events, budget, data):
     at_risk = data.draw(st.sampled_from(sorted(plan.facts)))
-    for original, ruled in ((run_baseline, engine.run_baseline), (run_validity_aware, engine.run_validity_aware)):
-        expected = original(plan, World(facts, events), at_risk, budget)
-        got = ruled(plan, engine.RuledWorld(facts, events), at_risk, budget)
-        assert got == expected
+    for runner in (run_baseline, run_validity_aware):
+        expected = runner(plan, World(facts, events), at_risk, budget)
+        assert runner(plan, World(facts, events, rules=ORIGINAL), at_risk, budget) == expected
+        assert runner(plan, World(facts, events), at_risk, budget, rules=ExecutionRules()) == expected
 
 
 @given(plans(), fact_sets(), schedules(), st.data())

@@ -9,7 +9,7 @@ import pytest
 import cvlib as cv
 from cvlib.core.errors import ParameterError
 from cvlib.core.facts import Fact
-from cvlib.core.world import EventKind
+from cvlib.core.events import EventKind
 
 EXPECTED_PARAMS = {
     "C": {"depth": 5, "budget": None},
@@ -171,7 +171,7 @@ def test_cli_parse_of_each_param_kind():
 
 def _setup(**overrides):
     from cvlib.core.graph import PlanGraph, Step, StepKind
-    from cvlib.core.world import Event
+    from cvlib.core.events import Event
 
     fields = dict(
         name="hand-built",
@@ -206,7 +206,7 @@ def test_setup_with_a_negative_budget_is_an_error():
 
 
 def test_setup_with_an_event_on_an_unknown_fact_is_an_error():
-    from cvlib.core.world import Event
+    from cvlib.core.events import Event
 
     with pytest.raises(cv.UnknownFactError, match=r"'F9'.*known facts: F1, F2"):
         _setup(events=(Event(0, "F9", EventKind.REPLACE, new_value=0),))

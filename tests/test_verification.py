@@ -11,7 +11,9 @@ from hypothesis import strategies as st
 
 import cvlib as cv
 from cvlib.core.errors import ParameterError
+from cvlib.core.executors import RunState, run_validity_aware
 from cvlib.core.rules import ExecutionRules, VerificationModel
+from cvlib.core.world import World
 from cvlib.core.verification import break_even_prior, expected_saving
 from cvlib.experiments.noisy_verification import AmbiguousChain, measured_break_even, verification_sweep
 
@@ -123,16 +125,14 @@ def test_bad_sweep_inputs():
 @pytest.mark.parametrize("depth, tick", [(3, 1), (6, 0), (6, 3), (8, 5)])
 def test_non_flat_gain_matches_what_verifying_saves(depth, tick):
     # prior 1, perfect check: never-verify minus always-verify = gain - cost, the policy's own estimate
-    from cvlib.core import engine
-
     setup = cv.setup_scenario("E1", depth=depth, change_tick=tick)
     steps = {}
     for policy in ("always", "never"):
         rules = ExecutionRules(recovery="redo_affected", verify_policy=policy)
-        world = engine.RuledWorld(setup.facts, setup.events, rules=rules)
-        steps[policy] = engine.run_validity_aware(setup.plan, world, "F1", 10_000).steps_used
+        world = World(setup.facts, setup.events, rules=rules)
+        steps[policy] = run_validity_aware(setup.plan, world, "F1", 10_000).steps_used
     gain = (depth - 1 - tick) + 1  # doomed steps up to the action, and the failed attempt
     assert steps["never"] - steps["always"] == gain - 1
-    run = engine._Run(setup.plan, engine.RuledWorld(setup.facts, setup.events, rules=ExecutionRules(recovery="redo_affected")), "F1", None)
-    run.executed = list(range(tick))
-    assert engine._gain_and_loss(run, tick, frozenset({"F1"})) == (gain, tick + 1)
+    rules = ExecutionRules(recovery="redo_affected")
+    run = RunState(setup.plan, rules, setup.budget, cv.recovery_cost(setup.plan, "F1"))
+    assert run.gain_and_loss(tick, frozenset({"F1"})) == (gain, tick + 1)

@@ -9,7 +9,8 @@ import pytest
 from cvlib.core.errors import ParameterError, UnknownFactError
 from cvlib.core.facts import Fact, ValidityState
 from cvlib.core.graph import Step, StepKind
-from cvlib.core.world import BeliefView, Event, EventKind, World
+from cvlib.core.events import Event, EventKind
+from cvlib.core.world import BeliefView, World
 
 A = ValidityState.ACTIVE
 S = ValidityState.STALE
@@ -152,7 +153,7 @@ def test_tick_equals_steps_used_after_every_kind_of_step():
     assert world.tick == view.steps_used == 2
     view.replan(4)
     assert world.tick == view.steps_used == 6
-    view.decide(frozenset({"F1"}))
+    view.decide(frozenset({"F1"}), 0)
     view.sync()
     assert world.tick == 6, "deciding and syncing spend no steps"
 
@@ -198,9 +199,9 @@ def test_execute_counts_doomed_non_action_as_pre_failure_work_without_telling():
     world = World([Fact("F1", 0)], [replace(0)])
     view = world.belief_view()
     view.sync()
-    assert view.execute(DECISION, frozenset({"F1"})) is True, "a doomed decision does not reveal itself"
+    assert view.execute(DECISION, frozenset({"F1"})) == frozenset(), "a doomed decision does not reveal itself"
     assert world.ledger.pre_failure_work == 1
-    assert view.execute(ACTION, frozenset({"F1"})) is False, "a doomed action fails against the world"
+    assert view.execute(ACTION, frozenset({"F1"})) == {"F1"}, "a doomed action fails against the world, naming the cause"
     assert world.ledger.pre_failure_work == 1, "the action itself is not pre-failure work"
 
 
@@ -208,8 +209,8 @@ def test_decide_counts_stale_decisions_by_ground_truth():
     world = World([Fact("F1", 0), Fact("F2", 0)], [ambiguous(0, False), replace(0, "F2")])
     view = world.belief_view()
     view.sync()
-    view.decide(frozenset({"F1"}))  # believed UNKNOWN, really fine: not stale
-    view.decide(frozenset({"F2"}))  # really broken
+    view.decide(frozenset({"F1"}), 0)  # believed UNKNOWN, really fine: not stale
+    view.decide(frozenset({"F2"}), 1)  # really broken
     assert (world.ledger.decisions_total, world.ledger.decisions_on_stale_deps) == (2, 1)
 
 
@@ -247,10 +248,11 @@ def _observe(view: BeliefView) -> list:
             seen.append((name, getattr(view, name)))
     view.sync()
     closure = frozenset({"F1", "F2"})
-    view.decide(closure)
+    view.decide(closure, 0)
     seen.append(("state_of", view.state_of("F1")))
     seen.append(("believed_states", view.believed_states(closure)))
-    seen.append(("any_unknown", view.any_in_state(closure, frozenset({U}))))
+    seen.append(("unknown", view.facts_in_state(closure, frozenset({U}))))
+    seen.append(("resources_down", view.resources_down(closure)))
     seen.append(("execute decision", view.execute(Step("D", StepKind.DECISION, closure), closure)))
     view.replan(3)
     seen.append(("steps_used", view.steps_used))
@@ -269,6 +271,20 @@ def test_belief_view_shows_the_same_to_a_real_change_and_a_false_alarm():
     # ... and the revealing moments do tell them apart
     assert real.verify({"F1"}) is False
     assert false_alarm.verify({"F1"}) is True
+
+
+def test_belief_view_shows_nothing_of_a_silent_change_under_any_rules():
+    """The one view serves every rule set: a silent change stays hidden until a revealing moment."""
+    from cvlib.core.events import SilentChange
+    from cvlib.core.rules import ExecutionRules, VerificationModel
+
+    rules = ExecutionRules(recovery="subplan", ttl=3, ttl_refresh=True, verification=VerificationModel(0.2, 0.1, 2))
+    changed = World([Fact("F1", 0), Fact("F2", 0)], rules=rules, silent_changes=[SilentChange(0, "F1")]).belief_view()
+    intact = World([Fact("F1", 0), Fact("F2", 0)], rules=rules).belief_view()
+    assert _observe(changed) == _observe(intact)
+    action = Step("A", StepKind.ACTION, frozenset({"F1"}))
+    assert changed.execute(action, frozenset({"F1"})) == {"F1"}
+    assert intact.execute(action, frozenset({"F1"})) == frozenset()
 
 
 def test_belief_view_public_values_never_hold_the_world_or_broken_set():
@@ -309,7 +325,8 @@ def test_unknown_fact_lookup_is_an_error():
 #: The view's whole public surface, reviewed for leaks. A new public name fails this test on
 #: purpose: check that it reveals nothing of ground truth, then add it here.
 REVIEWED_VIEW_API = {
-    "any_in_state", "believed_states", "decide", "execute", "replan", "state_of", "steps_used", "sync", "verify",
+    "believed_states", "decide", "execute", "execute_run", "facts_in_state", "recover", "replan", "replans",
+    "resources_down", "rules", "state_of", "steps_used", "sync", "verify",
     # bulk fast path: stops on budget or on believed doubt only, never on ground truth
     "execute_run",
 }

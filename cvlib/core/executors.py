@@ -1,45 +1,73 @@
-"""The two executors under comparison, the step budget and the result they report.
+"""The executors under comparison: one loop, and the policies that make it one executor or the other.
 
-Both are small deterministic state machines, not agents: they get the same
-plan, a world with the same facts and events, and pay the same recovery cost.
-They differ only in *when* they learn that a dependency broke. The baseline
-learns it when an action fails against the world; the validity-aware executor
-looks at what it believes about a step's facts before acting, and pays to
-verify the doubtful ones.
+Both executors are small deterministic state machines, not agents: they get
+the same plan, a world with the same facts and events, and pay the same
+recovery cost. They differ only in *when* they learn that a dependency broke.
+The baseline learns it when an action fails against the world; the
+validity-aware executor looks at what it believes about a step's facts before
+acting, and pays to verify the doubtful ones. So there is one loop,
+:func:`run_policy`, and the difference is a :class:`Policy`: what it watches,
+and what it decides before a step is executed.
 
-Reproduced quirk: an action that starts within the budget but whose own step
-ends past it still counts as completed (the budget is only checked after
-non-action steps and after a replan). This is the original benchmark's rule;
-it decides no published number.
+Adding an executor means writing a policy (its ``name``, the beliefs it
+watches, and its ``check``) and registering it with :func:`register_policy`;
+every scenario, sweep, trace and chapter can then run it by name.
 
-What makes a run linear in the plan's size: the executors walk the plan's
-execution-order columns and hand every stretch of plain steps (non-action
-steps nothing is doubted about) to :meth:`~cvlib.world.BeliefView.execute_run`, which
-takes them in one call; only actions and steps in doubt go through the
-step-by-step loop bodies below, which remain the statement of the rules.
+Reproduced quirk: under the article's budget rule an action that starts within
+the budget but whose own step ends past it still counts as completed (the
+budget is only checked after non-action steps and after a replan). It decides
+no published number; ``ExecutionRules(budget_rule="strict")`` corrects it.
+
+What makes a run linear in the plan's size: the loop hands every stretch of
+plain steps (non-action steps whose facts the policy does not watch) to
+:meth:`~cvlib.core.world.BeliefView.execute_run`, which takes them in one
+call, under any rules; only actions and watched steps go through the body of
+the loop, which remains the statement of the rules.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from bisect import bisect_left
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from cvlib.core.errors import ParameterError
 from cvlib.core.facts import DOUBTFUL_STATES, ValidityState
-from cvlib.core.graph import PlanGraph, Step
+from cvlib.core.graph import PlanGraph, RunColumns
+from cvlib.core.recovery import recovery_cost, redo_cost_before
+from cvlib.core.rules import ExecutionRules, check_rules
 from cvlib.core.validation import require_int
-from cvlib.core.world import BeliefView, Ledger, World
+from cvlib.core.verification import expected_saving
+from cvlib.core.world import BeliefView, Ledger, Recorder, World
 
-if TYPE_CHECKING:
-    from cvlib.core.rules import ExecutionRules
-
-_SUPERSEDED = frozenset({ValidityState.SUPERSEDED})
+__all__ = [
+    "BASELINE",
+    "VALIDITY_AWARE",
+    "Baseline",
+    "ExecutorResult",
+    "Policy",
+    "Replan",
+    "RunState",
+    "ValidityAware",
+    "compute_budget",
+    "executor_names",
+    "get_policy",
+    "recovery_cost",
+    "register_policy",
+    "run_baseline",
+    "run_executor",
+    "run_policy",
+    "run_validity_aware",
+]
 
 #: Name of the executor that learns of a broken dependency only when an action fails.
 BASELINE = "baseline"
 #: Name of the executor that checks what it believes about a step's facts before acting.
 VALIDITY_AWARE = "validity_aware"
+
+_SUPERSEDED = frozenset({ValidityState.SUPERSEDED})
+_DOUBTFUL_OR_SUPERSEDED = DOUBTFUL_STATES | _SUPERSEDED
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,7 +98,23 @@ class ExecutorResult:
 
     @classmethod
     def from_ledger(cls, executor: str, ledger: Ledger, budget: int, completed: bool) -> ExecutorResult:
-        """The result of a finished run, from the counters its world kept."""
+        """The result of a finished run, from the counters its world kept.
+
+        Parameters
+        ----------
+        executor : str
+            The executor's name.
+        ledger : Ledger
+            The world's counters after the run.
+        budget : int
+            The budget the run had.
+        completed : bool
+            Whether the run completed.
+
+        Returns
+        -------
+        ExecutorResult
+        """
         return cls(
             executor=executor,
             completed=completed,
@@ -84,7 +128,12 @@ class ExecutorResult:
         )
 
     def to_dict(self) -> dict[str, Any]:
-        """Every field plus ``scur``, flat, for one row of a results table."""
+        """Every field plus ``scur``, flat, for one row of a results table.
+
+        Returns
+        -------
+        dict
+        """
         out = asdict(self)
         out["scur"] = self.scur
         return out
@@ -95,185 +144,552 @@ def compute_budget(plan: PlanGraph, at_risk: str) -> int:
 
     Computed once from structure, before anything runs: it knows which fact is
     at risk but never when, or whether, it breaks.
-    """
-    _require_fact(plan, at_risk)
-    return len(plan) + plan.closure_size(at_risk) + 1
-
-
-def recovery_cost(plan: PlanGraph, at_risk: str) -> int:
-    """What a replan costs either executor: closure size of the fact at risk + 1 (flat)."""
-    _require_fact(plan, at_risk)
-    return plan.closure_size(at_risk) + 1
-
-
-def _require_fact(plan: PlanGraph, fact_id: str) -> None:
-    if not isinstance(fact_id, str) or fact_id not in plan.facts:
-        from cvlib.core.errors import UnknownFactError
-
-        raise UnknownFactError(
-            f"fact at risk {fact_id!r} is not required by any step of the plan; "
-            f"the plan requires: {', '.join(sorted(plan.facts)) or '(none)'}"
-        )
-
-
-def _checked_budget(plan: PlanGraph, at_risk: str, budget: int | None) -> int:
-    if budget is None:
-        return compute_budget(plan, at_risk)
-    return require_int("budget", budget, minimum=0)
-
-
-def _result(name: str, world: World, budget: int, completed: bool) -> ExecutorResult:
-    # The ledger is read by the harness after the run, never through the view.
-    return ExecutorResult.from_ledger(name, world.ledger, budget, completed)
-
-
-def _steps_to_take(
-    plan: PlanGraph, view: BeliefView, budget: int, *, stop_on_doubt: bool, fast: bool = True
-) -> Iterator[tuple[Step, frozenset[str]]]:
-    """The steps an executor must take one at a time, in execution order.
-
-    Every other step is *plain*: a non-action step whose closure is all
-    believed ACTIVE (or, with ``stop_on_doubt`` False, any non-action step).
-    For a plain step both executors' loop bodies reduce to sync, decide,
-    execute and the budget check, which :meth:`~cvlib.world.BeliefView.execute_run` does
-    in bulk with the same effect. The generator simply ends when a bulk
-    stretch runs past the budget, as the loop would have broken there.
-    Pass ``fast=False`` when an option changes what a plain step does; the
-    plan's steps are then all yielded.
-    """
-    if not fast:
-        yield from plan.ordered_steps()
-        return
-    columns = plan._run_columns()
-    closures, order = columns.closures, plan._order
-    n = len(closures)
-    boundaries = iter([*columns.actions, n])
-    stop = next(boundaries)
-    position = 0
-    while position < n:
-        while stop < position:
-            stop = next(boundaries)
-        position, over_budget = view.execute_run(columns, position, stop, budget, stop_on_doubt=stop_on_doubt)
-        if over_budget or position >= n:
-            return
-        yield plan._make_step(order[position]), closures[position]  # an action, or a step in doubt
-        position += 1
-
-
-def run_baseline(
-    plan: PlanGraph, world: World, at_risk: str, budget: int | None = None, *, rules: ExecutionRules | None = None
-) -> ExecutorResult:
-    """Execute every step in order; learn of a broken dependency only when the action fails.
 
     Parameters
     ----------
-    plan, world:
-        The plan and a fresh world (the executor only gets its belief view).
-    at_risk:
-        The fact whose closure sizes the budget and the recovery cost.
-    budget:
+    plan : PlanGraph
+        The plan.
+    at_risk : str
+        The fact at risk; it must be required by some step.
+
+    Returns
+    -------
+    int
+    """
+    plan.require_fact(at_risk, "fact at risk")
+    return len(plan) + plan.closure_size(at_risk) + 1
+
+
+@dataclass(frozen=True, slots=True)
+class Replan:
+    """A policy's verdict that the step must not be executed: replan, re-observing ``refresh``."""
+
+    refresh: frozenset[str]
+
+
+class RunState:
+    """What the loop knows of its own progress: the plan in order, the budget, what is committed.
+
+    A policy receives it read-only, to weigh a decision (what verifying now
+    would save, what a replan would cost); only the loop changes it.
+    """
+
+    __slots__ = ("plan", "columns", "rules", "budget", "flat_cost", "committed")
+
+    def __init__(self, plan: PlanGraph, rules: ExecutionRules, budget: int, flat_cost: int) -> None:
+        self.plan = plan
+        self.columns: RunColumns = plan.run_columns()
+        self.rules = rules
+        self.budget = budget
+        self.flat_cost = flat_cost
+        #: Positions a successful action has made final (their own action and every step it rests on).
+        self.committed: set[int] = set()
+
+    def next_action(self, position: int) -> int:
+        """Position of the first action at or after ``position``.
+
+        Parameters
+        ----------
+        position : int
+            A position in the execution order.
+
+        Returns
+        -------
+        int
+            The last position when no action is left.
+        """
+        actions = self.columns.actions
+        k = bisect_left(actions, position)
+        return actions[k] if k < len(actions) else len(self.columns.closures) - 1
+
+    def redo_cost(self, position: int, refresh: frozenset[str]) -> int:
+        """What a replan that carries on costs at ``position`` under the rules' recovery model.
+
+        Parameters
+        ----------
+        position : int
+            The step that triggered the replan.
+        refresh : frozenset of str
+            The facts the replan re-observes.
+
+        Returns
+        -------
+        int
+        """
+        return redo_cost_before(self.rules.recovery, self.columns, position, self.committed, refresh)
+
+    def gain_and_loss(self, position: int, doubtful: frozenset[str]) -> tuple[int, int]:
+        """Steps a caught change saves, and steps a false alarm costs, if verified at ``position``.
+
+        Flat recovery: catching a change skips the ``r`` steps up to and
+        including the next action (the replan is paid either way); a false
+        alarm pays the replan ``R`` instead of those ``r`` steps. Recovery
+        that carries on: acting on belief, the steps up to the action run once
+        anyway, and a real change then costs redoing the doomed ones and the
+        failed attempt; a false alarm costs a replan that redoes the executed
+        steps resting on the doubtful facts.
+
+        Parameters
+        ----------
+        position : int
+            Where the verification would happen.
+        doubtful : frozenset of str
+            The doubtful facts of the step's closure.
+
+        Returns
+        -------
+        tuple of (int, int)
+            ``(gain, loss)``.
+        """
+        action = self.next_action(position)
+        remaining = action - position + 1
+        if not self.rules.continues_past_actions:
+            return remaining, self.flat_cost - remaining
+        doomed_ahead = self.columns.count_touching(doubtful, position, action)
+        return doomed_ahead + 1, self.redo_cost(position, doubtful)
+
+
+class Policy(Protocol):
+    """What makes the one loop a particular executor.
+
+    The loop takes every step the policy does not watch in bulk (sync, decide,
+    execute, budget check); for a watched step or an action it calls
+    :meth:`check` after the decision and before executing.
+    """
+
+    @property
+    def name(self) -> str:
+        """The executor's name in results and tables."""
+
+    def watched_states(self, rules: ExecutionRules) -> frozenset[ValidityState]:
+        """Beliefs that make the loop hand a step to :meth:`check` (empty: only actions are handed over).
+
+        Parameters
+        ----------
+        rules : ExecutionRules
+            The world's rules.
+
+        Returns
+        -------
+        frozenset of ValidityState
+        """
+
+    def watches_health(self, rules: ExecutionRules) -> bool:
+        """Whether a fact whose resource is announced down also makes the loop hand its step over.
+
+        Parameters
+        ----------
+        rules : ExecutionRules
+            The world's rules.
+
+        Returns
+        -------
+        bool
+        """
+
+    def check(self, view: BeliefView, run: RunState, position: int, closure: frozenset[str]) -> Replan | None:
+        """Before executing the step at ``position``: go ahead, or replan.
+
+        Parameters
+        ----------
+        view : BeliefView
+            The executor's handle on the world.
+        run : RunState
+            The loop's progress (read only).
+        position : int
+            The step's position in the execution order.
+        closure : frozenset of str
+            The facts the step rests on.
+
+        Returns
+        -------
+        Replan or None
+            None to execute the step.
+        """
+
+
+@dataclass(frozen=True, slots=True)
+class Baseline:
+    """Acts on belief: executes every step in order and learns of a break only when an action fails."""
+
+    name: str = BASELINE
+
+    def watched_states(self, rules: ExecutionRules) -> frozenset[ValidityState]:
+        """Nothing: the baseline never looks at belief.
+
+        Parameters
+        ----------
+        rules : ExecutionRules
+            The world's rules (unused).
+
+        Returns
+        -------
+        frozenset of ValidityState
+            Empty.
+        """
+        return frozenset()
+
+    def watches_health(self, rules: ExecutionRules) -> bool:
+        """Never: the baseline reads no health signal.
+
+        Parameters
+        ----------
+        rules : ExecutionRules
+            The world's rules (unused).
+
+        Returns
+        -------
+        bool
+            False.
+        """
+        return False
+
+    def check(self, view: BeliefView, run: RunState, position: int, closure: frozenset[str]) -> Replan | None:
+        """Always go ahead: the baseline learns of a break only when an action fails.
+
+        Parameters
+        ----------
+        view, run, position, closure
+            As for :meth:`Policy.check` (unused).
+
+        Returns
+        -------
+        None
+        """
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class ValidityAware:
+    """Checks what is believed about a step's closure before acting on it.
+
+    An announced outage under a fact of the closure (dependency checker only)
+    or a SUPERSEDED fact: replan at once. A STALE or UNKNOWN fact: verify if
+    the rules' policy says so (the article: always), replan if that fails.
+    Otherwise execute.
+    """
+
+    name: str = VALIDITY_AWARE
+
+    def watched_states(self, rules: ExecutionRules) -> frozenset[ValidityState]:
+        """SUPERSEDED, and the doubtful states unless the rules never verify.
+
+        Parameters
+        ----------
+        rules : ExecutionRules
+            The world's rules.
+
+        Returns
+        -------
+        frozenset of ValidityState
+        """
+        return _SUPERSEDED if rules.verify_policy == "never" else _DOUBTFUL_OR_SUPERSEDED
+
+    def watches_health(self, rules: ExecutionRules) -> bool:
+        """Only under the dependency checker.
+
+        Parameters
+        ----------
+        rules : ExecutionRules
+            The world's rules.
+
+        Returns
+        -------
+        bool
+        """
+        return rules.checker == "dependency"
+
+    def check(self, view: BeliefView, run: RunState, position: int, closure: frozenset[str]) -> Replan | None:
+        """Outage, SUPERSEDED, or a failed verification of a doubtful fact: replan; else go ahead.
+
+        Parameters
+        ----------
+        view : BeliefView
+            The executor's handle on the world.
+        run : RunState
+            The loop's progress, for the expected-cost policy.
+        position : int
+            The step's position.
+        closure : frozenset of str
+            The facts the step rests on.
+
+        Returns
+        -------
+        Replan or None
+        """
+        rules = run.rules
+        if rules.checker == "dependency":
+            down = view.resources_down(closure)
+            if down:
+                return Replan(down)
+        superseded = view.facts_in_state(closure, _SUPERSEDED)
+        if superseded:
+            return Replan(superseded)
+        doubtful = view.facts_in_state(closure, DOUBTFUL_STATES)
+        if doubtful and _worth_verifying(run, position, doubtful) and not view.verify(closure):
+            return Replan(view.facts_in_state(closure, _DOUBTFUL_OR_SUPERSEDED))
+        return None
+
+
+def _worth_verifying(run: RunState, position: int, doubtful: frozenset[str]) -> bool:
+    rules = run.rules
+    if rules.verify_policy == "always":
+        return True
+    if rules.verify_policy == "never":
+        return False
+    gain, loss = run.gain_and_loss(position, doubtful)
+    model = rules.verification
+    return expected_saving(rules.prior_change, model.miss_rate, model.false_alarm_rate, model.cost, gain, loss) > 0
+
+
+def run_policy(
+    policy: Policy,
+    plan: PlanGraph,
+    world: World,
+    at_risk: str,
+    budget: int | None = None,
+    *,
+    recorder: Recorder | None = None,
+) -> ExecutorResult:
+    """Run the one executor loop with ``policy`` on ``plan`` in ``world``, under the world's rules.
+
+    Parameters
+    ----------
+    policy : Policy
+        What to watch and what to decide before a step (:class:`Baseline`, :class:`ValidityAware`, or yours).
+    plan : PlanGraph
+        The plan.
+    world : World
+        A fresh world; the executor only gets its belief view.
+    at_risk : str
+        The fact whose closure sizes the budget and the flat recovery cost.
+    budget : int, optional
         Step budget; None computes it with :func:`compute_budget`.
-    rules:
-        :class:`~cvlib.rules.ExecutionRules`; None or the default is the
-        article's mechanics (this fast path), anything else runs in
-        :mod:`cvlib.engine` on a world with the same facts and events.
+    recorder : Recorder, optional
+        Hears every step spent (see :mod:`cvlib.core.trace`); results are unchanged.
+
+    Returns
+    -------
+    ExecutorResult
+        Read from the world's ledger after the run.
     """
-    if rules is not None and _departs(rules):
-        return _ruled(BASELINE, plan, world, at_risk, budget, rules)
-    budget = _checked_budget(plan, at_risk, budget)
-    cost = recovery_cost(plan, at_risk)
-    view = world.belief_view()
+    if not isinstance(world, World):
+        raise ParameterError(f"an executor runs in a World, got {type(world).__name__}")
+    if not isinstance(plan, PlanGraph):
+        raise ParameterError(f"an executor runs a PlanGraph, got {type(plan).__name__}")
+    budget = compute_budget(plan, at_risk) if budget is None else require_int("budget", budget, minimum=0)
+    rules = world.rules
+    run = RunState(plan, rules, budget, recovery_cost(plan, at_risk))
+    view = world.belief_view(recorder)
+    columns = run.columns
+    closures, actions = columns.closures, columns.actions
+    n = len(closures)
+    watched, health = policy.watched_states(rules), policy.watches_health(rules)
+    carry_on = rules.continues_past_actions
+    strict = rules.budget_rule == "strict"
+    # A run that keeps replanning without progress gives up (possible only when an
+    # outage outlasts every replan and the budget is huge).
+    max_replans = 4 * n + 2 * world.schedule_size + 8
     completed = False
-    for step, closure in _steps_to_take(plan, view, budget, stop_on_doubt=False):
-        view.sync()
-        view.decide(closure)
-        succeeded = view.execute(step, closure)
-        if step.is_action:
-            if succeeded:
-                completed = True
-            else:
-                view.replan(cost)
-                completed = view.steps_used <= budget
+    position = 0
+    upcoming = 0  # index into ``actions`` of the first action at or after ``position``
+    while True:
+        while upcoming < len(actions) and actions[upcoming] < position:
+            upcoming += 1
+        stop = actions[upcoming] if upcoming < len(actions) else n
+        position, over_budget = view.execute_run(columns, position, stop, budget, watched=watched, watch_health=health)
+        if over_budget:
             break
-        if view.steps_used > budget:
+        if position >= n:
+            completed = carry_on  # ran out of steps: the article's (flat) rules call that not completed
             break
-    return _result(BASELINE, world, budget, completed)
-
-
-def run_validity_aware(
-    plan: PlanGraph, world: World, at_risk: str, budget: int | None = None, *, rules: ExecutionRules | None = None
-) -> ExecutorResult:
-    """Check what is believed about a step's closure before acting on it.
-
-    Any SUPERSEDED fact: replan at once. Any STALE or UNKNOWN fact: pay one
-    step to verify; replan if the verification fails, else execute the step.
-    All ACTIVE: execute. Parameters as for :func:`run_baseline`.
-    """
-    if rules is not None and _departs(rules):
-        return _ruled(VALIDITY_AWARE, plan, world, at_risk, budget, rules)
-    budget = _checked_budget(plan, at_risk, budget)
-    cost = recovery_cost(plan, at_risk)
-    view = world.belief_view()
-    completed = False
-    for step, closure in _steps_to_take(plan, view, budget, stop_on_doubt=True):
+        # An action, or a step the policy watches: one step at a time.
+        closure = closures[position]
+        step = plan.step_at(position)
         view.sync()
-        view.decide(closure)
-        if view.any_in_state(closure, _SUPERSEDED):
-            view.replan(cost)
+        view.decide(closure, position)
+        verdict = policy.check(view, run, position, closure)
+        if verdict is None:
+            failure = view.execute(step, closure)
+            if not step.is_action:
+                position += 1
+                if view.steps_used > budget:
+                    break
+                continue
+            if not failure:
+                if not carry_on:
+                    completed = True
+                    break
+                run.committed |= plan.ancestors_at(position, run.committed)
+                position += 1
+                if strict and view.steps_used > budget:
+                    break
+                continue
+            refresh = failure  # the failure says which facts were wrong
+        else:
+            refresh = verdict.refresh
+        if not carry_on:
+            view.replan(run.flat_cost)
             completed = view.steps_used <= budget
             break
-        if view.any_in_state(closure, DOUBTFUL_STATES) and not view.verify(closure):
-            view.replan(cost)
-            completed = view.steps_used <= budget
+        view.recover(run.redo_cost(position, refresh), refresh)
+        if view.steps_used > budget or view.replans > max_replans:
             break
-        succeeded = view.execute(step, closure)
-        if step.is_action:
-            if succeeded:
-                completed = True
-            else:  # unreachable under these mechanics: belief ACTIVE implies not broken
-                view.replan(cost)
-                completed = view.steps_used <= budget
-            break
-        if view.steps_used > budget:
-            break
-    return _result(VALIDITY_AWARE, world, budget, completed)
+        # and retry the same step
+    if strict:
+        completed = completed and world.ledger.steps_used <= budget
+    # The ledger is read by the harness after the run, never through the view.
+    return ExecutorResult.from_ledger(policy.name, world.ledger, budget, completed)
 
 
-def _departs(rules: ExecutionRules) -> bool:
-    """True when ``rules`` are not the article's (a wrong type is an error, not a silent default)."""
-    from cvlib.core.rules import check_rules
-
-    return not check_rules(rules).is_original
+#: The registered executors by name, baseline first (the order of every comparison table).
+_POLICIES: dict[str, Policy] = {BASELINE: Baseline(), VALIDITY_AWARE: ValidityAware()}
 
 
-def _ruled(
-    name: str, plan: PlanGraph, world: World, at_risk: str, budget: int | None, rules: ExecutionRules
-) -> ExecutorResult:
-    """Run executor ``name`` under non-default rules (see :mod:`cvlib.engine`)."""
-    from cvlib.core import engine
+def register_policy(policy: Policy) -> None:
+    """Make ``policy`` runnable by name (:func:`run_executor`, traces, sweeps) under ``policy.name``.
 
-    _checked_budget(plan, at_risk, budget)
-    return engine.RULED_EXECUTORS[name](plan, engine.RuledWorld.from_world(world, rules), at_risk, budget)
-
-
-EXECUTORS = {BASELINE: run_baseline, VALIDITY_AWARE: run_validity_aware}
+    Parameters
+    ----------
+    policy : Policy
+        A new executor; its name must not be taken.
+    """
+    name = getattr(policy, "name", None)
+    if not isinstance(name, str) or not name:
+        raise ParameterError(f"a policy needs a non-empty string name, got {name!r}")
+    if name in _POLICIES:
+        raise ParameterError(f"an executor called {name!r} is already registered")
+    _POLICIES[name] = policy
 
 
 def executor_names() -> list[str]:
-    """Names :func:`run_executor` accepts, baseline first (the order of every comparison table)."""
-    return list(EXECUTORS)
+    """Names :func:`run_executor` accepts, baseline first (the order of every comparison table).
+
+    Returns
+    -------
+    list of str
+    """
+    return list(_POLICIES)
+
+
+def get_policy(name: str) -> Policy:
+    """The registered policy called ``name``; an unknown name raises a :class:`~cvlib.core.errors.ParameterError` listing the known ones.
+
+    Parameters
+    ----------
+    name : str
+        An executor's name.
+
+    Returns
+    -------
+    Policy
+    """
+    try:
+        return _POLICIES[name]
+    except (KeyError, TypeError):
+        raise ParameterError(f"unknown executor {name!r}; expected one of {', '.join(_POLICIES)}") from None
+
+
+def _in_rules(world: World, rules: ExecutionRules | None) -> World:
+    """``world``, or a fresh copy of it under ``rules`` when those differ from the world's own."""
+    rules = check_rules(rules)
+    if rules is None or rules == world.rules:
+        return world
+    return world.with_rules(rules)
 
 
 def run_executor(
-    name: str, plan: PlanGraph, world: World, at_risk: str, budget: int | None = None, *, rules: ExecutionRules | None = None
+    name: str,
+    plan: PlanGraph,
+    world: World,
+    at_risk: str,
+    budget: int | None = None,
+    *,
+    rules: ExecutionRules | None = None,
+    recorder: Recorder | None = None,
 ) -> ExecutorResult:
-    """Run the executor called ``name`` (see :func:`executor_names`), for callers that pick it by name.
+    """Run the executor called ``name`` (see :func:`executor_names`).
 
-    Arguments as for :func:`run_baseline`; an unknown name raises
-    :class:`~cvlib.errors.ParameterError` listing the known ones.
+    Parameters
+    ----------
+    name : str
+        ``"baseline"``, ``"validity_aware"``, or a registered policy's name.
+    plan, world, at_risk, budget, recorder
+        As for :func:`run_policy`.
+    rules : ExecutionRules, optional
+        Run in a fresh copy of ``world`` under these rules instead of its own.
+
+    Returns
+    -------
+    ExecutorResult
     """
-    try:
-        runner = EXECUTORS[name]
-    except KeyError:
-        raise ParameterError(f"unknown executor {name!r}; expected one of {', '.join(EXECUTORS)}") from None
-    return runner(plan, world, at_risk, budget, rules=rules)
+    policy = get_policy(name)
+    if not isinstance(world, World):
+        raise ParameterError(f"an executor runs in a World, got {type(world).__name__}")
+    return run_policy(policy, plan, _in_rules(world, rules), at_risk, budget, recorder=recorder)
+
+
+def run_baseline(
+    plan: PlanGraph,
+    world: World,
+    at_risk: str,
+    budget: int | None = None,
+    *,
+    rules: ExecutionRules | None = None,
+    recorder: Recorder | None = None,
+) -> ExecutorResult:
+    """Execute every step in order; learn of a broken dependency only when an action fails.
+
+    Parameters
+    ----------
+    plan : PlanGraph
+        The plan.
+    world : World
+        A fresh world (the executor only gets its belief view).
+    at_risk : str
+        The fact whose closure sizes the budget and the recovery cost.
+    budget : int, optional
+        Step budget; None computes it with :func:`compute_budget`.
+    rules : ExecutionRules, optional
+        Run in a fresh copy of ``world`` under these rules instead of its own.
+    recorder : Recorder, optional
+        Hears every step spent.
+
+    Returns
+    -------
+    ExecutorResult
+    """
+    return run_executor(BASELINE, plan, world, at_risk, budget, rules=rules, recorder=recorder)
+
+
+def run_validity_aware(
+    plan: PlanGraph,
+    world: World,
+    at_risk: str,
+    budget: int | None = None,
+    *,
+    rules: ExecutionRules | None = None,
+    recorder: Recorder | None = None,
+) -> ExecutorResult:
+    """Check what is believed about a step's closure before acting on it (see :class:`ValidityAware`).
+
+    Parameters
+    ----------
+    plan, world, at_risk, budget, rules, recorder
+        As for :func:`run_baseline`.
+
+    Returns
+    -------
+    ExecutorResult
+    """
+    return run_executor(VALIDITY_AWARE, plan, world, at_risk, budget, rules=rules, recorder=recorder)
+
+
+def policies() -> Mapping[str, Policy]:
+    """Every registered policy by name (a copy).
+
+    Returns
+    -------
+    dict of str to Policy
+    """
+    return dict(_POLICIES)

@@ -31,14 +31,20 @@ from __future__ import annotations
 import heapq
 from array import array
 from bisect import bisect_right
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from enum import Enum
 from itertools import accumulate, chain, compress, groupby, repeat
 from operator import contains, is_
 from typing import NamedTuple
 
-from cvlib.core.errors import CycleError, ParameterError, UnknownStepError
+from cvlib.core.errors import (
+    CycleError,
+    ParameterError,
+    UnknownFactError,
+    UnknownStepError,
+)
 
 
 class StepKind(str, Enum):
@@ -187,7 +193,7 @@ class PlanGraph:
         ids: list[str],
         kinds: list[StepKind],
         requires: list[frozenset[str]],
-        predecessors: Sequence[tuple[int, ...]] | tuple[array, array],
+        predecessors: Sequence[tuple[int, ...]] | tuple[array[int], array[int]],
         order: Sequence[int] | None = None,
         closures: list[frozenset[str]] | None = None,
     ) -> PlanGraph:
@@ -209,7 +215,7 @@ class PlanGraph:
         ids: list[str],
         kinds: list[StepKind],
         requires: list[frozenset[str]],
-        predecessors: Sequence[tuple[int, ...]] | tuple[array, array],
+        predecessors: Sequence[tuple[int, ...]] | tuple[array[int], array[int]],
         *,
         order: Sequence[int] | None = None,
         closures: list[frozenset[str]] | None = None,
@@ -255,8 +261,8 @@ class PlanGraph:
         except (KeyError, TypeError):
             raise UnknownStepError(f"no step {step_id!r} in this plan") from None
 
-    def _run_columns(self) -> RunColumns:
-        """The plan as the executors walk it (see :class:`RunColumns`), computed once."""
+    def run_columns(self) -> RunColumns:
+        """The plan as the executors and the law walk it (see :class:`RunColumns`), computed once."""
         if self._run_columns_cache is None:
             closures, kinds, order = self._closures, self._kinds, self._order
             if isinstance(order, range) and order == range(len(closures)):
@@ -293,6 +299,10 @@ class PlanGraph:
         """Steps by id, in construction order."""
         return {s.id: s for s in self}
 
+    def step_at(self, position: int) -> Step:
+        """The step at ``position`` of the execution order."""
+        return self._make_step(self._order[position])
+
     def step(self, step_id: str) -> Step:
         """The step called ``step_id``; an unknown id raises :class:`~cvlib.errors.UnknownStepError`."""
         return self._make_step(self._index_of(step_id))
@@ -303,6 +313,27 @@ class PlanGraph:
         if self._facts_cache is None:
             self._facts_cache = frozenset().union(*set(self._requires))
         return self._facts_cache
+
+    def require_fact(self, fact_id: object, role: str = "fact") -> str:
+        """``fact_id`` if some step requires it; else an :class:`~cvlib.core.errors.UnknownFactError` naming ``role``.
+
+        Parameters
+        ----------
+        fact_id : object
+            The fact asked about.
+        role : str
+            What the caller calls it ("fact at risk"), used in the error.
+
+        Returns
+        -------
+        str
+        """
+        if not isinstance(fact_id, str) or fact_id not in self.facts:
+            raise UnknownFactError(
+                f"{role} {fact_id!r} is not required by any step of the plan; "
+                f"the plan requires: {', '.join(sorted(self.facts)) or '(none)'}"
+            )
+        return fact_id
 
     # -- order and closures --------------------------------------------------
     def topological_order(self) -> list[str]:
@@ -319,6 +350,37 @@ class PlanGraph:
     def position(self, step_id: str) -> int:
         """Zero-based position of a step in the topological order."""
         return self._positions[self._index_of(step_id)]
+
+    def ancestors_at(self, position: int, known: AbstractSet[int] = frozenset()) -> set[int]:
+        """Positions of the step at ``position`` and of every step it rests on, transitively.
+
+        Positions in ``known`` are taken as already found together with their
+        own ancestors, so the walk stops there: a caller that accumulates
+        ancestors (the executors' committed steps) pays for each step once.
+
+        Parameters
+        ----------
+        position : int
+            Position in the execution order.
+        known : set of int
+            Positions whose ancestors need not be walked again.
+
+        Returns
+        -------
+        set of int
+            The newly found positions (``position`` included unless known).
+        """
+        ptr, idx, order, positions = self._pred_ptr, self._pred_idx, self._order, self._positions
+        found: set[int] = set()
+        stack = [position]
+        while stack:
+            here = stack.pop()
+            if here in found or here in known:
+                continue
+            found.add(here)
+            i = order[here]
+            stack.extend(positions[p] for p in idx[ptr[i] : ptr[i + 1]])
+        return found
 
     def closure(self, step_id: str) -> frozenset[str]:
         """Facts the step rests on: its own requirements and all its predecessors' closures."""

@@ -25,9 +25,8 @@ from cvlib.core.graph import PlanGraph
 from cvlib.core.validation import require_int
 
 if TYPE_CHECKING:
-    import pandas as pd
 
-    from cvlib.core.world import Event
+    from cvlib.core.events import Event
 
 
 def break_ticks(events: Iterable[Event]) -> dict[str, int]:
@@ -50,7 +49,7 @@ def predicted_pfw(plan: PlanGraph, breaks: Mapping[str, int], *, through_actions
         return predicted_pfw_through_actions(plan, breaks)
     if not breaks:
         return 0
-    closures, actions = plan._run_columns()[:2]  # closures in execution order, action positions
+    closures, actions = plan.run_columns()[:2]  # closures in execution order, action positions
     first_action = actions[0] if actions else len(closures)
     # Closures are interned: find each distinct closure's earliest break once.
     earliest: dict[int, float] = {}

@@ -4,13 +4,14 @@ The article's mechanics make four simplifications it admits to: recovery is a
 flat charge, verification always resolves at one step, validity is a
 timestamp, and an action that runs past the budget still counts. Each
 extension chapter turns one of them into an option. :class:`ExecutionRules`
-collects those options; its default *is* the article's mechanics, and the
-executors take the original fast path whenever they receive the default, so
-every published number is produced by exactly the code that produced it
-before these options existed.
+collects those options; its default *is* the article's mechanics, so every
+published number comes from the same world and loop as every extension, run
+under ``ExecutionRules()``.
 
 The rule values are small frozen dataclasses so a sweep can build thousands of
-variants cheaply and a result can say which rules produced it.
+variants cheaply and a result can say which rules produced it. The one world
+(:mod:`cvlib.core.world`) and the one executor loop (:mod:`cvlib.core.executors`)
+read them; the default is simply one rule set among the others.
 """
 
 from __future__ import annotations
@@ -19,6 +20,12 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from cvlib.core.errors import ParameterError
+from cvlib.core.validation import (
+    require_bool,
+    require_choice,
+    require_int,
+    require_probability,
+)
 
 #: Recovery models (X1), by name.
 #:
@@ -45,28 +52,6 @@ VERIFY_POLICIES = ("always", "never", "expected_cost")
 CHECKERS = ("timestamp", "dependency")
 
 
-def _probability(name: str, value: object) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise ParameterError(f"{name} must be a probability (a float in [0, 1]), got {type(value).__name__} {value!r}")
-    if not 0.0 <= float(value) <= 1.0:
-        raise ParameterError(f"{name} must be in [0, 1], got {value!r}")
-    return float(value)
-
-
-def _int(name: str, value: object, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ParameterError(f"{name} must be an integer, got {type(value).__name__} {value!r}")
-    if value < minimum:
-        raise ParameterError(f"{name} must be >= {minimum}, got {value}")
-    return value
-
-
-def _choice(name: str, value: object, options: tuple[str, ...]) -> str:
-    if value not in options:
-        raise ParameterError(f"{name} must be one of {', '.join(options)}; got {value!r}")
-    return str(value)
-
-
 @dataclass(frozen=True, slots=True)
 class VerificationModel:
     """How a verification behaves (X2).
@@ -90,15 +75,10 @@ class VerificationModel:
     seed: int = 0
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "miss_rate", _probability("miss_rate", self.miss_rate))
-        object.__setattr__(self, "false_alarm_rate", _probability("false_alarm_rate", self.false_alarm_rate))
-        _int("verification cost", self.cost, 0)
-        _int("verification seed", self.seed, -(2**63))
-
-    @property
-    def is_noisy(self) -> bool:
-        """Whether verification can be wrong (a miss rate or a false-alarm rate above 0)."""
-        return self.miss_rate > 0.0 or self.false_alarm_rate > 0.0
+        object.__setattr__(self, "miss_rate", require_probability("miss_rate", self.miss_rate))
+        object.__setattr__(self, "false_alarm_rate", require_probability("false_alarm_rate", self.false_alarm_rate))
+        require_int("verification cost", self.cost, minimum=0)
+        require_int("verification seed", self.seed)
 
 
 @dataclass(frozen=True, slots=True)
@@ -145,24 +125,23 @@ class ExecutionRules:
     launder: bool = False
 
     def __post_init__(self) -> None:
-        _choice("recovery", self.recovery, RECOVERY_MODELS)
-        _choice("budget_rule", self.budget_rule, BUDGET_RULES)
-        _choice("verify_policy", self.verify_policy, VERIFY_POLICIES)
-        _choice("checker", self.checker, CHECKERS)
+        require_choice("recovery", self.recovery, RECOVERY_MODELS)
+        require_choice("budget_rule", self.budget_rule, BUDGET_RULES)
+        require_choice("verify_policy", self.verify_policy, VERIFY_POLICIES)
+        require_choice("checker", self.checker, CHECKERS)
         if not isinstance(self.verification, VerificationModel):
             raise ParameterError(
                 f"verification must be a VerificationModel, got {type(self.verification).__name__} {self.verification!r}"
             )
-        object.__setattr__(self, "prior_change", _probability("prior_change", self.prior_change))
+        object.__setattr__(self, "prior_change", require_probability("prior_change", self.prior_change))
         if self.ttl is not None:
-            _int("ttl", self.ttl, 0)
-        for name in ("ttl_refresh", "launder"):
-            if not isinstance(getattr(self, name), bool):
-                raise ParameterError(f"{name} must be true or false, got {getattr(self, name)!r}")
+            require_int("ttl", self.ttl, minimum=0)
+        require_bool("ttl_refresh", self.ttl_refresh)
+        require_bool("launder", self.launder)
 
     @property
     def is_original(self) -> bool:
-        """True when these rules are the article's, so the original fast path applies."""
+        """True when these rules are the article's (recorded results then leave the rules out)."""
         return self == ORIGINAL
 
     @property
@@ -175,7 +154,13 @@ class ExecutionRules:
         return self.recovery != "flat"
 
     def to_dict(self) -> dict[str, Any]:
-        """Every rule as plain values, nested for the verification model."""
+        """Every rule as plain values, nested for the verification model.
+
+        Returns
+        -------
+        dict
+            JSON-safe.
+        """
         return asdict(self)
 
 
@@ -184,7 +169,17 @@ ORIGINAL = ExecutionRules()
 
 
 def check_rules(rules: object) -> ExecutionRules | None:
-    """Return ``rules`` if it is None or an :class:`ExecutionRules`, else a clear error."""
+    """``rules`` if it is None or an :class:`ExecutionRules`, else a clear error.
+
+    Parameters
+    ----------
+    rules : object
+        What a caller passed as ``rules``.
+
+    Returns
+    -------
+    ExecutionRules or None
+    """
     if rules is None or isinstance(rules, ExecutionRules):
         return rules
     raise ParameterError(f"rules must be an ExecutionRules value or None, got {type(rules).__name__} {rules!r}")

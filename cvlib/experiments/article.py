@@ -6,13 +6,16 @@ parameters were given: notebooks plot them, tests compare them.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
+from dataclasses import asdict
+from typing import Any
 
 import pandas as pd
 
-from cvlib.core.errors import ParameterError
+from cvlib.core.validation import require_ints
+from cvlib.experiments.windows import outcomes_by_budget, published_budgets
 from cvlib.scenarios.named import run_scenario, setup_scenario
-from cvlib.core.validation import require_int
+from cvlib.scenarios.setup import ScenarioRun
 
 #: The published grid, depth 3-8 x branching factor 1-4 x merge factor 1-4.
 GRID_DEPTHS = tuple(range(3, 9))
@@ -20,17 +23,19 @@ GRID_BRANCHING = tuple(range(1, 5))
 GRID_MERGING = tuple(range(1, 5))
 
 
-def _ints(name: str, values: Iterable[int], minimum: int) -> list[int]:
-    if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
-        raise ParameterError(f"{name} must be a list of integers, got {type(values).__name__} {values!r}")
-    out = [require_int(f"each of {name}", v, minimum=minimum) for v in values]
-    if not out:
-        raise ParameterError(f"{name} must list at least one value, got an empty list")
-    return out
+def run_row(run: ScenarioRun) -> dict[str, Any]:
+    """Flatten one :class:`~cvlib.scenarios.setup.ScenarioRun` into a row of numbers.
 
+    Parameters
+    ----------
+    run : ScenarioRun
+        Both executors' results on one scenario.
 
-def run_row(run) -> dict:
-    """Flatten one :class:`~cvlib.scenarios.ScenarioRun` into a row of numbers."""
+    Returns
+    -------
+    dict
+        Structure (sizes, depth, predicted PFW) and both executors' PFW, steps, completion and SCUR.
+    """
     s, b, v = run.structure, run.baseline, run.validity_aware
     return {
         "total_nodes": s.total_steps,
@@ -58,9 +63,9 @@ def topology_grid(
 ) -> pd.DataFrame:
     """Scenario D2 over every (depth, branching factor, merge factor), the break before the plan starts."""
     rows = []
-    for depth in _ints("depths", depths, 1):
-        for bf in _ints("branching_factors", branching_factors, 1):
-            for mf in _ints("merge_factors", merge_factors, 1):
+    for depth in require_ints("depths", depths, minimum=1):
+        for bf in require_ints("branching_factors", branching_factors, minimum=1):
+            for mf in require_ints("merge_factors", merge_factors, minimum=1):
                 run = run_scenario("D2", depth=depth, branching_factor=bf, merge_factor=mf, seed=seed)
                 rows.append({"depth": depth, "branching_factor": bf, "merge_factor": mf, **run_row(run)})
     return pd.DataFrame(rows)
@@ -69,7 +74,7 @@ def topology_grid(
 def depth_sweep(depths: Sequence[int] = (1, 2, 3, 5, 10), change_tick: int = 0) -> pd.DataFrame:
     """Scenario D1 at each chain depth."""
     return pd.DataFrame(
-        [{"depth": d, **run_row(run_scenario("D1", depth=d, change_tick=change_tick))} for d in _ints("depths", depths, 1)]
+        [{"depth": d, **run_row(run_scenario("D1", depth=d, change_tick=change_tick))} for d in require_ints("depths", depths, minimum=1)]
     )
 
 
@@ -78,33 +83,46 @@ def isolation_sweep(
 ) -> pd.DataFrame:
     """Scenario D3 as the number of isolated branches grows."""
     rows = []
-    for b in _ints("branch_counts", branch_counts, 1):
+    for b in require_ints("branch_counts", branch_counts, minimum=1):
         run = run_scenario("D3", pre_merge_depth=pre_merge_depth, num_branches=b, post_merge_depth=post_merge_depth)
         rows.append({"num_branches": b, **run_row(run)})
     return pd.DataFrame(rows)
 
 
 def budget_sweep(depth: int = 4, change_tick: int = 1, budgets: Sequence[int] | None = None) -> pd.DataFrame:
-    """Scenario A under externally fixed budgets; by default the computed budget down by five."""
+    """Scenario A under externally fixed budgets; by default the computed budget down by five.
+
+    Parameters
+    ----------
+    depth : int
+        Steps in the chain.
+    change_tick : int
+        Tick at which the flight price changes.
+    budgets : sequence of int, optional
+        Budgets to try; None is :func:`~cvlib.experiments.windows.published_budgets`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per budget: both executors' completion and steps.
+    """
+    setup = setup_scenario("A", depth=depth, change_tick=change_tick)
     if budgets is None:
-        natural = setup_scenario("A", depth=depth, change_tick=change_tick).budget
-        budgets = list(range(natural, max(natural - 6, 0), -1))
-    rows = []
-    for budget in _ints("budgets", budgets, 0):
-        run = run_scenario("A", depth=depth, change_tick=change_tick, budget=budget)
-        rows.append(
-            {
-                "budget": budget,
-                "baseline_completed": run.baseline.completed,
-                "validity_completed": run.validity_aware.completed,
-                "baseline_steps": run.baseline.steps_used,
-                "validity_steps": run.validity_aware.steps_used,
-            }
-        )
-    return pd.DataFrame(rows)
+        budgets = published_budgets(setup.budget)
+    return pd.DataFrame([asdict(o) for o in outcomes_by_budget(setup, budgets)])
 
 
 def separation_window(sweep: pd.DataFrame) -> list[int]:
-    """Budgets at which only the validity-aware executor completes, largest first."""
+    """Budgets at which only the validity-aware executor completes, in the sweep's order (largest first by default).
+
+    Parameters
+    ----------
+    sweep : pandas.DataFrame
+        A :func:`budget_sweep` table.
+
+    Returns
+    -------
+    list of int
+    """
     only_va = sweep[sweep["validity_completed"] & ~sweep["baseline_completed"]]
     return [int(b) for b in only_va["budget"]]

@@ -18,7 +18,13 @@ from typing import Any
 import pandas as pd
 
 from cvlib.core.errors import ParameterError
+from cvlib.core.law import break_ticks, predicted_pfw
 from cvlib.core.rules import ORIGINAL, ExecutionRules
+from cvlib.experiments.article import GRID_BRANCHING, GRID_DEPTHS, GRID_MERGING
+from cvlib.experiments.law_check import LAW_CASES
+from cvlib.experiments.windows import outcomes_by_budget, published_budgets, window_text
+from cvlib.scenarios.named import run_scenario, setup_scenario
+from cvlib.scenarios.setup import ScenarioRun
 
 #: The rule sets compared, the article's, each correction alone, and both.
 CORRECTIONS: dict[str, ExecutionRules] = {
@@ -41,32 +47,28 @@ def _rules(name_or_rules: str | ExecutionRules) -> ExecutionRules:
 def window(scenario: str, rules: ExecutionRules, budgets: range | None = None, **params: Any) -> str:
     """Budgets at which only the validity-aware executor completes, as ``"low-high"`` (or ``"none"``).
 
-    Budgets default to the published sweep's: the computed budget down by five.
-    """
-    from cvlib.scenarios.named import setup_scenario
+    Parameters
+    ----------
+    scenario : str
+        A named scenario.
+    rules : ExecutionRules
+        The rules to run under.
+    budgets : range, optional
+        Budgets to try; None is the published sweep's (the computed budget down by five).
+    **params
+        The scenario's parameters.
 
-    base = setup_scenario(scenario, **params)
-    if budgets is None:
-        budgets = range(base.budget, max(base.budget - 6, -1), -1)
-    only_va = []
-    for budget in budgets:
-        run = setup_scenario(scenario, **{**params, "budget": budget}).run(rules=rules)
-        if run.validity_aware.completed and not run.baseline.completed:
-            only_va.append(budget)
-    if not only_va:
-        return "none"
-    only_va.sort()
-    contiguous = only_va[-1] - only_va[0] + 1 == len(only_va)
-    return f"{only_va[0]}-{only_va[-1]}" if contiguous else ",".join(map(str, only_va))
+    Returns
+    -------
+    str
+    """
+    setup = setup_scenario(scenario, **params)
+    tried = published_budgets(setup.budget) if budgets is None else budgets
+    return window_text([o.budget for o in outcomes_by_budget(setup, tried, rules) if o.only_validity_aware])
 
 
 def headline_results(rules: str | ExecutionRules = "original") -> pd.DataFrame:
     """Every published number recomputed under ``rules``: one row per (headline, quantity)."""
-    from cvlib.core.law import break_ticks, predicted_pfw
-    from cvlib.experiments.law_check import LAW_CASES
-    from cvlib.scenarios.named import run_scenario, setup_scenario
-    from cvlib.experiments.article import GRID_BRANCHING, GRID_DEPTHS, GRID_MERGING
-
     rules = _rules(rules)
     rows: list[tuple[str, str, Any]] = []
 
@@ -146,15 +148,15 @@ class Headline:
     vary: Mapping[str, tuple[int, ...]]
 
 
-def _steps(run) -> str:
+def _steps(run: ScenarioRun) -> str:
     return f"{run.baseline.steps_used} / {run.validity_aware.steps_used}"
 
 
-def _pfw(run) -> int:
+def _pfw(run: ScenarioRun) -> int:
     return run.baseline.pre_failure_work
 
 
-def _completed(run) -> str:
+def _completed(run: ScenarioRun) -> str:
     return f"{run.baseline.completed} / {run.validity_aware.completed}"
 
 
@@ -198,10 +200,6 @@ def sensitivity(name: str, rules: str | ExecutionRules = "original") -> pd.DataF
     parameters) and, when ``rules`` differ from the article's, the result
     under ``rules`` too.
     """
-    from cvlib.scenarios.named import run_scenario
-
-    from cvlib.scenarios.named import setup_scenario
-
     h = headline(name)
     corrected = _rules(rules)
     published = {**h.base, "budget": setup_scenario(h.scenario, **h.base).budget}

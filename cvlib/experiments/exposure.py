@@ -26,8 +26,13 @@ import numpy as np
 import pandas as pd
 
 from cvlib.core.errors import ParameterError
+from cvlib.core.events import Event
+from cvlib.core.executors import run_baseline
 from cvlib.core.graph import PlanGraph
+from cvlib.core.law import break_ticks, predicted_pfw
 from cvlib.core.validation import require_int
+from cvlib.core.world import World
+from cvlib.scenarios import random_plans
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,11 +78,6 @@ def exposure_sweep(
     :data:`cvlib.random_plans.FAMILIES`); plan *i* uses
     ``random_setup(seed, i)``. Plans where nothing breaks are kept (PFW 0).
     """
-    from cvlib.scenarios import random_plans
-    from cvlib.core.executors import run_baseline
-    from cvlib.core.law import break_ticks, predicted_pfw
-    from cvlib.core.world import Event, World
-
     n_plans = require_int("n_plans", n_plans, minimum=1)
     seed = require_int("seed", seed)
     if isinstance(families, str) or not families:

@@ -33,12 +33,11 @@ one.
 from __future__ import annotations
 
 import hashlib
-import itertools
 import json
 import math
 import os
 import tempfile
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -50,7 +49,10 @@ import pyarrow.parquet as pq
 from cvlib.core.errors import ParameterError, SweepError
 from cvlib.core.executors import run_baseline, run_validity_aware
 from cvlib.core.law import break_ticks, predicted_pfw
-from cvlib.core.validation import require_int
+from cvlib.core.validation import require_choice, require_int
+from cvlib.experiments.article import run_row
+from cvlib.scenarios.named import get_scenario, run_scenario
+from cvlib.scenarios.random_plans import FAMILIES, random_setup
 
 BACKENDS: tuple[str, ...] = ("serial", "processes", "dask")
 
@@ -90,15 +92,13 @@ class Grid:
 
     ``Grid("D2", depth=[3, 4], branching_factor=[1, 2])`` is four tasks. Each
     row holds the task number, the scenario, its parameters and the numbers of
-    :func:`cvlib.sweeps.run_row`.
+    :func:`cvlib.experiments.article.run_row`.
     """
 
     scenario: str
     params: tuple[tuple[str, tuple[Any, ...]], ...] = field(default=())
 
     def __init__(self, scenario: str, **params: Iterable[Any]) -> None:
-        from cvlib.scenarios.named import get_scenario
-
         definition = get_scenario(scenario)
         checked = tuple((name, _scalar_values(name, values)) for name, values in params.items())
         definition.resolve({name: values[0] for name, values in checked})  # names and types, early
@@ -118,9 +118,6 @@ class Grid:
 
     def rows(self, start: int, stop: int) -> list[dict[str, Any]]:
         """Run tasks ``start`` up to (not including) ``stop``: one row each."""
-        from cvlib.scenarios.named import run_scenario
-        from cvlib.experiments.article import run_row
-
         rows = []
         for index in range(start, stop):
             params = self.task(index)
@@ -134,7 +131,7 @@ class Grid:
 
 @dataclass(frozen=True, slots=True)
 class RandomFamily:
-    """Tasks ``0 … count-1`` of a seeded family of random scenarios (:func:`cvlib.random_plans.random_setup`).
+    """Tasks ``0 … count-1`` of a seeded family of random scenarios (:func:`cvlib.scenarios.random_plans.random_setup`).
 
     Each row checks the generalized law on one plan: ``predicted_pfw`` is
     ``cv.predicted_pfw(plan, cv.break_ticks(events))`` from structure alone,
@@ -148,21 +145,16 @@ class RandomFamily:
     max_steps: int = 60
 
     def __post_init__(self) -> None:
-        from cvlib.scenarios.random_plans import FAMILIES
-
         require_int("seed", self.seed)
         require_int("count", self.count, minimum=0)
         require_int("max_steps", self.max_steps, minimum=1)
-        if self.family != "mixed" and self.family not in FAMILIES:
-            raise ParameterError(f"unknown plan family {self.family!r}; expected one of {', '.join(FAMILIES)} or 'mixed'")
+        require_choice("plan family", self.family, (*FAMILIES, "mixed"))
 
     def __len__(self) -> int:
         return self.count
 
     def rows(self, start: int, stop: int) -> list[dict[str, Any]]:
         """Generate and run plans ``start`` up to (not including) ``stop``: one row each."""
-        from cvlib.scenarios.random_plans import random_setup
-
         rows = []
         for index in range(start, stop):
             setup = random_setup(self.seed, index, family=self.family, max_steps=self.max_steps)
@@ -388,7 +380,9 @@ def sweep(
         if store is not None and store.done(chunk):
             continue
         todo.append((chunk, lo, hi))
-    from tqdm import tqdm  # plain text bar on stderr; tqdm.auto warns in kernels without widgets
+    from tqdm import (
+        tqdm,  # plain text bar on stderr; tqdm.auto warns in kernels without widgets
+    )
 
     finished = n - sum(hi - lo for _, lo, hi in todo)
     with tqdm(total=n, initial=finished, unit="task", disable=not progress, desc=f"sweep ({backend})") as bar:

@@ -7,7 +7,7 @@ runs the article's 15 published cases (and any others) to test it.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from cvlib.core.law import predicted_pfw_single
 from cvlib.scenarios.named import setup_scenario
@@ -27,10 +27,19 @@ LAW_CASES: tuple[tuple[str, str, dict[str, int]], ...] = (
 )
 
 
-def check_law(cases: Iterable[tuple[str, str, dict[str, int]]] = LAW_CASES) -> pd.DataFrame:
-    """Predict PFW from structure, run the baseline, and compare, case by case."""
-    import pandas as pd
+def law_rows(cases: Iterable[tuple[str, str, dict[str, int]]] = LAW_CASES) -> list[dict[str, Any]]:
+    """Predict PFW from structure, run the baseline, and compare, case by case (plain rows, no pandas).
 
+    Parameters
+    ----------
+    cases : iterable of (label, scenario, parameters)
+        Named scenarios with one breaking event; the default is the 15 published cases.
+
+    Returns
+    -------
+    list of dict
+        One row per case: label, scenario, closure size, change tick, expected and actual PFW, and whether they match.
+    """
     rows = []
     for label, scenario, params in cases:
         setup = setup_scenario(scenario, **params)
@@ -48,4 +57,21 @@ def check_law(cases: Iterable[tuple[str, str, dict[str, int]]] = LAW_CASES) -> p
                 "match": expected == actual,
             }
         )
-    return pd.DataFrame(rows)
+    return rows
+
+
+def check_law(cases: Iterable[tuple[str, str, dict[str, int]]] = LAW_CASES) -> pd.DataFrame:
+    """:func:`law_rows` as a DataFrame, for notebooks.
+
+    Parameters
+    ----------
+    cases : iterable of (label, scenario, parameters)
+        As for :func:`law_rows`.
+
+    Returns
+    -------
+    pandas.DataFrame
+    """
+    import pandas as pd
+
+    return pd.DataFrame(law_rows(cases))

@@ -16,9 +16,18 @@ import numpy as np
 import pandas as pd
 
 from cvlib.core.errors import ParameterError
-from cvlib.core.rules import VERIFY_POLICIES, ExecutionRules, VerificationModel, _probability
-from cvlib.core.validation import require_int
+from cvlib.core.events import Event, EventKind
+from cvlib.core.executors import run_validity_aware
+from cvlib.core.facts import Fact
+from cvlib.core.rules import VERIFY_POLICIES, ExecutionRules, VerificationModel
+from cvlib.core.validation import (
+    require_choice,
+    require_int,
+    require_probabilities,
+)
 from cvlib.core.verification import break_even_prior, expected_saving
+from cvlib.core.world import World
+from cvlib.scenarios import generators
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,8 +77,7 @@ class AmbiguousChain:
 
     def outcomes(self, policy: str, prior: float, model: VerificationModel) -> list[tuple[float, int]]:
         """(probability, steps used) of every way the validity-aware run can go."""
-        if policy not in VERIFY_POLICIES:
-            raise ParameterError(f"policy must be one of {', '.join(VERIFY_POLICIES)}; got {policy!r}")
+        require_choice("policy", policy, VERIFY_POLICIES)
         p, m, f, c = prior, model.miss_rate, model.false_alarm_rate, model.cost
         t, r, big_r = self.change_tick, self.remaining, self.replan
         if policy == "expected_cost":
@@ -92,12 +100,6 @@ class AmbiguousChain:
         return sum(prob for prob, steps in self.outcomes(policy, prior, model) if steps <= self.budget)
 
 
-def _floats(name: str, values: Sequence[float]) -> list[float]:
-    if isinstance(values, (str, bytes)) or not isinstance(values, Sequence) or not values:
-        raise ParameterError(f"{name} must be a non-empty list of probabilities, got {values!r}")
-    return [_probability(f"each of {name}", v) for v in values]
-
-
 def verification_sweep(
     priors: Sequence[float],
     noise_levels: Sequence[float],
@@ -117,19 +119,13 @@ def verification_sweep(
     ``seed`` and *k*. One row per (prior, noise, policy), with measured and
     analytic mean steps and completion rate.
     """
-    from cvlib.scenarios import generators
-    from cvlib.core.engine import RuledWorld, run_validity_aware
-    from cvlib.core.facts import Fact
-    from cvlib.core.world import Event, EventKind
-
     chain_spec = AmbiguousChain(depth, change_tick)
     n_schedules = require_int("n_schedules", n_schedules, minimum=1)
     cost = require_int("cost", cost, minimum=0)
     seed = require_int("seed", seed)
     for policy in policies:
-        if policy not in VERIFY_POLICIES:
-            raise ParameterError(f"policy must be one of {', '.join(VERIFY_POLICIES)}; got {policy!r}")
-    priors, noise_levels = _floats("priors", priors), _floats("noise_levels", noise_levels)
+        require_choice("policy", policy, VERIFY_POLICIES)
+    priors, noise_levels = require_probabilities("priors", priors), require_probabilities("noise_levels", noise_levels)
     plan = generators.chain(depth)
     facts = (Fact("F1", 420),)
     draws = np.random.default_rng(seed).random(n_schedules)
@@ -146,7 +142,7 @@ def verification_sweep(
                 for k in range(n_schedules):
                     model = VerificationModel(noise, noise, cost, seed=seed * 1_000_003 + k)
                     rules = ExecutionRules(verification=model, verify_policy=policy, prior_change=prior)
-                    world = RuledWorld(facts, events[bool(draws[k] < prior)], rules=rules)
+                    world = World(facts, events[bool(draws[k] < prior)], rules=rules)
                     result = run_validity_aware(plan, world, "F1")
                     steps[k], done[k] = result.steps_used, result.completed
                     verifications += result.verifications

@@ -9,15 +9,25 @@ and timestamp-only against dependency-aware checking under outages.
 
 from __future__ import annotations
 
-from cvlib.core.errors import ParameterError
+import math
+
+import numpy as np
+import pandas as pd
+
 from cvlib.core.events import ResourceEvent, SilentChange
+from cvlib.core.executors import run_baseline, run_validity_aware
+from cvlib.core.facts import Fact
+from cvlib.core.rules import ExecutionRules
+from cvlib.core.validation import require_int, require_probability
+from cvlib.core.world import World
+from cvlib.scenarios import generators
 from cvlib.scenarios.builders import operational_setup
+
+__all__ = ["OPERATIONAL_CHECKERS", "operational_comparison", "ttl_sweep"]
 
 
 def _geometric_ticks(uniforms, rate: float) -> list[int | None]:
     """First tick of a per-tick change probability ``rate``, from shared uniforms (None: never)."""
-    import math
-
     if rate <= 0.0:
         return [None] * len(uniforms)
     if rate >= 1.0:
@@ -48,15 +58,6 @@ def ttl_sweep(ttls, rates, n_schedules: int = 200, depth: int = 8, seed: int = 0
     One row per (rate, ttl) with mean SCUR, PFW, verifications, steps and
     completion, plus the baseline's row per rate (``ttl`` = "baseline").
     """
-    import numpy as np
-    import pandas as pd
-
-    from cvlib.scenarios import generators
-    from cvlib.core.engine import RuledWorld, run_baseline, run_validity_aware
-    from cvlib.core.facts import Fact
-    from cvlib.core.rules import ExecutionRules
-    from cvlib.core.validation import require_int
-
     n_schedules = require_int("n_schedules", n_schedules, minimum=1)
     depth = require_int("depth", depth, minimum=1)
     seed = require_int("seed", seed)
@@ -68,16 +69,15 @@ def ttl_sweep(ttls, rates, n_schedules: int = 200, depth: int = 8, seed: int = 0
     uniforms = np.random.default_rng(seed).random(n_schedules)
     rows = []
     for rate in rates:
-        if isinstance(rate, bool) or not isinstance(rate, (int, float)) or not 0 <= rate <= 1:
-            raise ParameterError(f"each rate must be a probability per tick in [0, 1], got {rate!r}")
-        ticks = _geometric_ticks(uniforms, float(rate))
+        rate = require_probability("each rate", rate)
+        ticks = _geometric_ticks(uniforms, rate)
         schedules = [() if t is None or t >= 10 * depth else (SilentChange(t, "F1"),) for t in ticks]
         changed = sum(1 for t in ticks if t is not None and t < depth) / n_schedules
-        base = [run_baseline(plan, RuledWorld(facts, silent_changes=s), "F1") for s in schedules]
+        base = [run_baseline(plan, World(facts, silent_changes=s), "F1") for s in schedules]
         rows.append({"rate": float(rate), "ttl": "baseline", "changed_in_run": changed, **_mean_row(base)})
         for ttl in ttls:
             rules = ExecutionRules(ttl=ttl, ttl_refresh=True)
-            runs = [run_validity_aware(plan, RuledWorld(facts, rules=rules, silent_changes=s), "F1") for s in schedules]
+            runs = [run_validity_aware(plan, World(facts, rules=rules, silent_changes=s), "F1") for s in schedules]
             rows.append({"rate": float(rate), "ttl": "none" if ttl is None else int(ttl), "changed_in_run": changed,
                          **_mean_row(runs)})
     return pd.DataFrame(rows)
@@ -98,14 +98,7 @@ def operational_comparison(ttls, depth: int = 8, outage_prob: float = 0.5, n_sch
     that can only read cached evidence counts as fresh) and ``dependency``
     (TTL plus the health of the resource behind each fact).
     """
-    import numpy as np
-    import pandas as pd
-
-    from cvlib.core.engine import RuledWorld, run_baseline, run_validity_aware
-    from cvlib.core.rules import ExecutionRules, _probability
-    from cvlib.core.validation import require_int
-
-    outage_prob = _probability("outage_prob", outage_prob)
+    outage_prob = require_probability("outage_prob", outage_prob)
     n_schedules = require_int("n_schedules", n_schedules, minimum=1)
     plan, facts, supports = operational_setup(depth)
     rng = np.random.default_rng(require_int("seed", seed))
@@ -128,7 +121,7 @@ def operational_comparison(ttls, depth: int = 8, outage_prob: float = 0.5, n_sch
                 )
                 runner = run_validity_aware
             runs = [
-                runner(plan, RuledWorld(facts, rules=rules, resource_events=s, supports=supports), "F1")
+                runner(plan, World(facts, rules=rules, resource_events=s, supports=supports), "F1")
                 for s in schedules
             ]
             rows.append({"checker": checker, "ttl": int(ttl), **_mean_row(runs)})

@@ -15,8 +15,10 @@ from typing import Any
 import click
 
 from cvlib.core.errors import CvlibError
+from cvlib.experiments.law_check import law_rows
 from cvlib.notes.cli import notes
 from cvlib.scenarios.named import SCENARIOS, get_scenario, run_scenario
+from cvlib.scenarios.spec import run_spec
 
 
 def _friendly(command):
@@ -104,14 +106,22 @@ def run(name: str, pairs: tuple[str, ...], as_json: bool) -> None:
 @_friendly
 def law() -> None:
     """Check the closed-form PFW law on the 15 published cases; exit 1 on any mismatch."""
-    from cvlib.experiments.law_check import check_law
-
-    table = check_law()
-    click.echo(table[["case", "closure_size", "change_tick", "expected_pfw", "actual_pfw", "match"]].to_string(index=False))
-    matches = int(table["match"].sum())
-    click.echo(f"\n{matches} of {len(table)} cases match the closed-form law")
-    if matches != len(table):
+    rows = law_rows()
+    keys = ("case", "closure_size", "change_tick", "expected_pfw", "actual_pfw", "match")
+    click.echo(_text_table(rows, keys))
+    matches = sum(1 for row in rows if row["match"])
+    click.echo(f"\n{matches} of {len(rows)} cases match the closed-form law")
+    if matches != len(rows):
         sys.exit(1)
+
+
+def _text_table(rows: list[dict[str, Any]], keys: tuple[str, ...]) -> str:
+    """Rows as right-aligned columns under their keys, for a terminal."""
+    cells = [[str(row[k]) for k in keys] for row in rows]
+    widths = [max(len(k), *(len(line[i]) for line in cells)) for i, k in enumerate(keys)]
+    lines = [" ".join(k.rjust(w) for k, w in zip(keys, widths))]
+    lines += [" ".join(c.rjust(w) for c, w in zip(line, widths)) for line in cells]
+    return "\n".join(lines)
 
 
 @main.command("spec")
@@ -120,8 +130,6 @@ def law() -> None:
 @_friendly
 def spec(path: str, as_json: bool) -> None:
     """Run the scenario described by the spec file PATH (YAML or JSON)."""
-    from cvlib.scenarios.spec import run_spec
-
     result = run_spec(path)
     if as_json:
         click.echo(json.dumps(result.to_dict(), indent=2, sort_keys=True, default=str))

@@ -35,10 +35,6 @@ def staged_setup(depth: int, num_actions: int, change_tick: int):
 
 def operational_setup(depth: int = 8, db_step: int = 1):
     """A chain whose first step rests on a price (F1) and step ``db_step`` on a record count (F2) read from ``db``."""
-    from cvlib.core.facts import Fact
-    from cvlib.core.graph import PlanGraph, Step, StepKind
-    from cvlib.core.validation import require_int
-
     depth = require_int("depth", depth, minimum=2)
     db_step = require_int("db_step", db_step, minimum=0)
     if db_step >= depth - 1:

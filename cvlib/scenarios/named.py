@@ -21,7 +21,6 @@ from cvlib.core.validation import require_bool, require_int
 from cvlib.scenarios import generators
 from cvlib.scenarios.setup import ScenarioRun, ScenarioSetup
 
-
 # -- parameters --------------------------------------------------------------------
 
 

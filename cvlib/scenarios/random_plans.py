@@ -24,25 +24,18 @@ from __future__ import annotations
 import random
 from collections.abc import Iterator, Sequence
 
-from cvlib.core.errors import ParameterError
+from cvlib.core.events import Event, EventKind
 from cvlib.core.executors import compute_budget
 from cvlib.core.facts import Fact
-from cvlib.scenarios.generators import branching, chain, multi_branch
 from cvlib.core.graph import PlanGraph, StepKind
+from cvlib.core.validation import require_choice, require_int, require_probability
+from cvlib.scenarios.generators import branching, chain, multi_branch
 from cvlib.scenarios.setup import ScenarioSetup
-from cvlib.core.validation import require_int
-from cvlib.core.world import Event, EventKind
 
 #: Plan families :func:`random_setup` draws from; ``mixed`` picks one of them per plan.
 FAMILIES: tuple[str, ...] = ("chain", "branching", "multi_branch", "layered", "fan_out")
 
 _EMPTY: frozenset[str] = frozenset()
-
-
-def _probability(name: str, value: object) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0.0 <= value <= 1.0:
-        raise ParameterError(f"{name} must be a probability between 0 and 1, got {value!r}")
-    return float(value)
 
 
 def fact_ids(num_facts: int) -> list[str]:
@@ -87,7 +80,7 @@ def layered_dag(
     facts = fact_ids(num_facts)
     seed = require_int("seed", seed)
     max_predecessors = require_int("max_predecessors", max_predecessors, minimum=1)
-    require_prob = _probability("require_prob", require_prob)
+    require_prob = require_probability("require_prob", require_prob)
     rng = random.Random(seed)
     ids: list[str] = []
     kinds: list[StepKind] = []
@@ -189,7 +182,7 @@ def random_facts(
     a fact in ground truth, so the law does not see it.
     """
     horizon = require_int("horizon", horizon, minimum=0)
-    expiry_prob = _probability("expiry_prob", expiry_prob)
+    expiry_prob = require_probability("expiry_prob", expiry_prob)
     rng = random.Random(require_int("seed", seed))
     return tuple(
         Fact(f, 0, valid_until=rng.randint(0, horizon) if rng.random() < expiry_prob else None) for f in facts
@@ -215,9 +208,9 @@ def random_events(
     listed in fact order; the world sorts them by tick.
     """
     horizon = require_int("horizon", horizon, minimum=0)
-    break_prob = _probability("break_prob", break_prob)
-    ambiguous_prob = _probability("ambiguous_prob", ambiguous_prob)
-    false_alarm_prob = _probability("false_alarm_prob", false_alarm_prob)
+    break_prob = require_probability("break_prob", break_prob)
+    ambiguous_prob = require_probability("ambiguous_prob", ambiguous_prob)
+    false_alarm_prob = require_probability("false_alarm_prob", false_alarm_prob)
     rng = random.Random(require_int("seed", seed))
     events: list[Event] = []
     for f in facts:
@@ -245,6 +238,7 @@ def plan_seed(seed: int, index: int) -> int:
 
 def random_plan(family: str, seed: int, max_steps: int = 60) -> tuple[PlanGraph, dict[str, int]]:
     """One plan of ``family`` with random size parameters (within about ``max_steps`` steps) and those parameters."""
+    require_choice("plan family", family, FAMILIES)
     max_steps = require_int("max_steps", max_steps, minimum=1)
     rng = random.Random(require_int("seed", seed))
     if family == "chain":
@@ -286,8 +280,7 @@ def random_plan(family: str, seed: int, max_steps: int = 60) -> tuple[PlanGraph,
             "branch_depth": depth,
             "post_merge_depth": rng.randint(1, 3),
         }
-        return isolated_fan_out(**params), params
-    raise ParameterError(f"unknown plan family {family!r}; expected one of {', '.join(FAMILIES)} or 'mixed'")
+    return isolated_fan_out(**params), params
 
 
 def random_setup(seed: int, index: int = 0, *, family: str = "mixed", max_steps: int = 60) -> ScenarioSetup:
@@ -302,8 +295,7 @@ def random_setup(seed: int, index: int = 0, *, family: str = "mixed", max_steps:
     ``random-{family}`` and its parameters record the seed, the index and the
     generator's own parameters, so a row of a sweep can be rebuilt alone.
     """
-    if family != "mixed" and family not in FAMILIES:
-        raise ParameterError(f"unknown plan family {family!r}; expected one of {', '.join(FAMILIES)} or 'mixed'")
+    require_choice("plan family", family, (*FAMILIES, "mixed"))
     own_seed = plan_seed(seed, index)
     rng = random.Random(own_seed)
     chosen = rng.choice(FAMILIES) if family == "mixed" else family

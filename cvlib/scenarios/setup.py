@@ -19,7 +19,7 @@ from cvlib.core.executors import ExecutorResult, run_baseline, run_validity_awar
 from cvlib.core.facts import Fact
 from cvlib.core.graph import PlanGraph
 from cvlib.core.law import break_ticks, predicted_pfw
-from cvlib.core.rules import ExecutionRules
+from cvlib.core.rules import ORIGINAL, ExecutionRules, check_rules
 from cvlib.core.validation import require_int
 from cvlib.core.world import World
 
@@ -55,9 +55,9 @@ class ScenarioSetup:
         require_int("budget", self.budget, minimum=0)
         self.new_world()  # checks the facts and that every event names one of them
 
-    def new_world(self) -> World:
-        """A fresh world with this setup's facts and events: one per executor run."""
-        return World(self.facts, self.events)
+    def new_world(self, rules: ExecutionRules | None = None) -> World:
+        """A fresh world with this setup's facts and events, under ``rules`` (None: the article's): one per executor run."""
+        return World(self.facts, self.events, rules=check_rules(rules) or ORIGINAL)
 
     def structure(self) -> StructureSummary:
         """What the plan's structure predicts before anything runs (sizes, depth, the law's PFW)."""
@@ -76,8 +76,8 @@ class ScenarioSetup:
         ``rules`` (an :class:`~cvlib.rules.ExecutionRules`) runs them under
         the extension chapters' options; None or the default is the article.
         """
-        baseline = run_baseline(self.plan, self.new_world(), self.at_risk, self.budget, rules=rules)
-        validity_aware = run_validity_aware(self.plan, self.new_world(), self.at_risk, self.budget, rules=rules)
+        baseline = run_baseline(self.plan, self.new_world(rules), self.at_risk, self.budget)
+        validity_aware = run_validity_aware(self.plan, self.new_world(rules), self.at_risk, self.budget)
         return ScenarioRun(
             scenario=self.name,
             params=MappingProxyType(dict(self.params)),

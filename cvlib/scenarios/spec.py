@@ -30,13 +30,14 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from cvlib.scenarios import generators
 from cvlib.core.errors import CvlibError, SpecError
+from cvlib.core.events import Event
 from cvlib.core.executors import compute_budget
 from cvlib.core.facts import Fact
 from cvlib.core.graph import PlanGraph, Step
+from cvlib.core.world import World
+from cvlib.scenarios import generators
 from cvlib.scenarios.setup import ScenarioRun, ScenarioSetup
-from cvlib.core.world import Event, World
 
 _TOP_KEYS = {"name", "description", "facts", "plan", "events", "at_risk", "budget"}
 
