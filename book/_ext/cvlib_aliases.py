@@ -20,8 +20,20 @@ order and links to the entry of the object it really is:
    the reference wrote (modules move; names that stay unique still resolve);
 5. for a module reference, the one cvlib module with that last name.
 
-A constant that has no entry of its own (no ``#:`` doc comment) links to the
-entry of the module that assigns it.
+An object that has no entry of its own (a constant without a ``#:`` doc
+comment, a helper class left out of its module's ``__all__``) links to the
+entry of the module that defines it.
+
+A short name in a docstring (``Ledger``) means what that name means in the
+module the docstring belongs to, as in Python: before Sphinx resolves
+references, such a name is rewritten to the full name of the object the
+module holds under it, so a class of the same name elsewhere in the package
+cannot make the reference ambiguous.
+
+A numpydoc type written in words (``iterable of str``, ``optional``,
+``mapping of str to Trace``) reaches Sphinx as a class reference to each
+word; such a target that cannot be a Python name (lowercase words, or words
+with spaces) is prose, and renders as the text it is.
 
 Anything it cannot place (a name that no longer exists, or a name two modules
 define) is left missing, so ``-n`` still reports it.
@@ -40,6 +52,7 @@ from docutils import nodes
 from sphinx.addnodes import pending_xref
 from sphinx.application import Sphinx
 from sphinx.environment import BuildEnvironment
+from sphinx.transforms.post_transforms import SphinxPostTransform
 
 PACKAGE = "cvlib"
 
@@ -138,10 +151,29 @@ def _module_by_last_name(target: str) -> str | None:
     return matches[0] if len(matches) == 1 else None
 
 
+#: Words numpydoc type descriptions use that name no class: "iterable of str", "mapping of str to int".
+_TYPE_WORDS = frozenset(
+    "iterable sequence mapping collection optional callable container array-like scalar default "
+    "label scenario parameters tuple of pairs triples".split()
+)
+
+
+def _is_type_prose(target: str) -> bool:
+    """Whether a py:class target is words of a numpydoc type description rather than a Python name."""
+    words = target.replace("(", " ").replace(")", " ").split()
+    if not words:
+        return False
+    if len(words) > 1:  # "str to Trace": a phrase, not a name
+        return all(w.isidentifier() for w in words)
+    return target in _TYPE_WORDS
+
+
 def _resolve(app: Sphinx, env: BuildEnvironment, node: pending_xref, contnode: nodes.Element) -> nodes.Element | None:
     if node.get("refdomain") != "py":
         return None
     target = node.get("reftarget", "")
+    if node.get("reftype") == "class" and _is_type_prose(target):
+        return contnode
     candidates = [canonical(target)]
     if node.get("py:module") and not target.startswith(PACKAGE + "."):
         candidates.append(canonical(f"{node['py:module']}.{target}"))
@@ -157,14 +189,34 @@ def _resolve(app: Sphinx, env: BuildEnvironment, node: pending_xref, contnode: n
         alias["reftarget"] = full
         alias["refspecific"] = False
         resolved = domain.resolve_xref(env, node["refdoc"], app.builder, node["reftype"], full, alias, contnode)
-        if resolved is None and node.get("reftype") in ("data", "const"):
-            # a constant without a doc comment has no entry of its own: link to its module's
+        if resolved is None and node.get("reftype") != "mod":
+            # an object without an entry of its own: link to its module's
             resolved = domain.resolve_xref(env, node["refdoc"], app.builder, "mod", full.rpartition(".")[0], alias, contnode)
         if resolved is not None:
             return resolved
     return None
 
 
+class ShortNamesInModule(SphinxPostTransform):
+    """Rewrite a short py reference to the full name of what its module holds under that name."""
+
+    default_priority = 5  # before Sphinx's ReferencesResolver (10)
+
+    def run(self, **kwargs: Any) -> None:
+        domain = self.env.get_domain("py")
+        for node in self.document.findall(pending_xref):
+            if node.get("refdomain") != "py" or node.get("reftype") == "mod":
+                continue
+            target, module = node.get("reftarget", ""), node.get("py:module")
+            if not module or not module.startswith(PACKAGE + ".") or "." in target or not target.isidentifier():
+                continue
+            full = canonical(f"{module}.{target}")
+            if full and full in domain.objects:
+                node["reftarget"] = full
+                node["refspecific"] = False
+
+
 def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("missing-reference", _resolve)
+    app.add_post_transform(ShortNamesInModule)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
