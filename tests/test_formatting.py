@@ -25,7 +25,9 @@ def test_each_quantity_has_fixed_decimals():
     assert f.fmt(30.769, "percent") == "30.8%"
     assert f.fmt(0.16, "percent_of") == "16.0%"
     assert f.fmt(0.5556, "rate") == "0.556"
-    assert f.fmt(1.4, "seconds") == "1.40 s"
+    assert [f.fmt(v, "seconds") for v in (1.4, 23, 0.032, 0.27057, 11.185, 1234.5)] == [
+        "1.40", "23.0", "0.0320", "0.271", "11.2", "1,234"
+    ]
     assert f.fmt(85.04, "ratio") == "85.0×"
 
 
@@ -94,3 +96,10 @@ def test_glue_in_a_kernel_stores_text(monkeypatch):
     f.glue("n", 23024072)
     f.glue_text("v", "all agree")
     assert stored == {"n": ("23,024,072", False), "v": ("all agree", False)}
+
+
+def test_plain_words_turns_python_truth_values_in_text_into_words():
+    assert f.plain_words("True / False") == "yes / no"
+    assert f.plain_words("9 / 6") == "9 / 6"
+    assert f.plain_words("Trueish") == "Trueish"
+    assert f.plain_words(True) == "yes"

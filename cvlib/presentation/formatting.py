@@ -40,12 +40,17 @@ class Quantity:
         Multiplier applied first (100 turns a share into a percentage).
     signed:
         Write a ``+`` before positive numbers (for differences).
+    significant:
+        Write this many significant digits instead of fixed decimals (for
+        timings, which span orders of magnitude); numbers with more integer
+        digits than that are written whole.
     """
 
     decimals: int = 0
     suffix: str = ""
     scale: float = 1.0
     signed: bool = False
+    significant: int | None = None
 
     def __post_init__(self) -> None:
         if not isinstance(self.decimals, int) or isinstance(self.decimals, bool) or self.decimals < 0:
@@ -64,8 +69,8 @@ QUANTITIES: dict[str, Quantity] = {
     "coefficient": Quantity(2),  # a fitted coefficient
     "r_squared": Quantity(3),  # a coefficient of determination
     "correlation": Quantity(2),
-    "seconds": Quantity(2, " s"),
-    "milliseconds": Quantity(0, " ms"),
+    "seconds": Quantity(significant=3),  # a timing in seconds: 0.271, 1.40, 23.0
+    "milliseconds": Quantity(significant=3),
     "mib": Quantity(0, " MiB"),
     "ratio": Quantity(1, "×"),  # a speed-up or another ratio of two quantities
     "exponent": Quantity(2),  # a fitted growth exponent
@@ -176,7 +181,10 @@ def fmt(value: Any, kind: str | Quantity = "count", *, decimals: int | None = No
     x = float(value) * q.scale
     if math.isinf(x):
         return ("−" if x < 0 else "") + "∞"
-    text = f"{x:,.{places}f}"
+    if q.significant is not None and decimals is None and x != 0 and abs(x) < 10**q.significant:
+        text = f"{x:#.{q.significant}g}".rstrip(".")
+    else:
+        text = f"{x:,.{places}f}"
     if text.lstrip("-").strip("0.,") == "":  # -0.00 and 0.00 are both zero
         text = text.lstrip("-")
     if text.startswith("-"):
@@ -184,6 +192,29 @@ def fmt(value: Any, kind: str | Quantity = "count", *, decimals: int | None = No
     elif q.signed and x > 0:
         text = "+" + text
     return text + q.suffix
+
+
+def plain_words(text: Any) -> str:
+    """A text from a library table with Python's ``True``/``False`` written as *yes*/*no*.
+
+    Some results are strings built from several values (``"True / True"`` for
+    two executors' completions); a reader should see ``yes / yes``.
+
+    Parameters
+    ----------
+    text:
+        A value already written as text (anything else goes through :func:`fmt`).
+
+    Returns
+    -------
+    str
+        The text with each whole word ``True`` or ``False`` replaced.
+    """
+    import re
+
+    if not isinstance(text, str):
+        return fmt(text)
+    return re.sub(r"\b(True|False)\b", lambda m: "yes" if m.group(1) == "True" else "no", text)
 
 
 def listing(values: Iterable[Any], kind: str | Quantity = "count", *, last: str = ", ", empty: str = "none") -> str:
@@ -374,6 +405,7 @@ __all__ = [
     "glue_text",
     "is_missing",
     "listing",
+    "plain_words",
     "quantity",
     "span",
     "words",
