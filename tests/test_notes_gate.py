@@ -165,7 +165,11 @@ def test_note_validates_its_fields():
     with pytest.raises(TypeError):
         Note("x", "t", a, Tier.HIGH, True)  # keyword arguments only
     with pytest.raises(NotesError, match="norm_hash"):
-        Anchor("p.py", "f", "abc", "")
+        Anchor("p.py", "f", "a" * 64, "", "b" * 64)
+    with pytest.raises(NotesError, match="dep_hash"):
+        Anchor("p.py", "f", "a" * 64, "b" * 64, "xyz")
+    with pytest.raises(NotesError, match="deps"):
+        Anchor("p.py", "f", "a" * 64, "b" * 64, "c" * 64, deps=(("x",),))
 
 
 def test_public_api_through_cv():

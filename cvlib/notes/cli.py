@@ -90,8 +90,8 @@ def _records(loaded: list[Note], index: SymbolIndex) -> list[dict[str, Any]]:
 
 
 @notes.command("check", epilog=_FORMAT_HELP)
-@click.argument("notes_file", type=click.Path(dir_okay=False))
-@click.argument("repo_dir", type=click.Path(file_okay=False))
+@click.argument("notes_file")
+@click.argument("repo_dir")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object per note instead of text.")
 @_friendly
 def check(notes_file: str, repo_dir: str, as_json: bool) -> None:

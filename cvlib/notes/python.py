@@ -434,21 +434,31 @@ class PythonFile:
         return out
 
     def _method_extras(self, cls: _Scope, method: ast.AST) -> set[tuple[str, str, str]]:
-        """A method reads its class's header and attributes, and every ``self.x`` it uses."""
+        """A method reads its class's header and attributes, and every ``self.x`` it uses or sets."""
         out: set[tuple[str, str, str]] = {("shell", cls.qualname, "")}
         for name, bindings in cls.bindings.items():
             if any(b.kind not in ("def",) for b in bindings):
                 out.add(("m", cls.qualname, name))
         first = _first_param(method)
+        augmented = {id(sub.target) for sub in ast.walk(method) if isinstance(sub, ast.AugAssign)}
         for sub in ast.walk(method):
-            if not isinstance(sub, ast.Attribute) or not isinstance(sub.ctx, ast.Load):
+            if not isinstance(sub, ast.Attribute):
                 continue
             if first is not None and isinstance(sub.value, ast.Name) and sub.value.id == first:
-                out.add(("m", cls.qualname, sub.attr))
+                if isinstance(sub.ctx, ast.Load) or id(sub) in augmented or self._class_binds(cls, sub.attr):
+                    # a read depends on whatever sets it; a plain store only on a class-level
+                    # binding (``self.x = v`` runs a property's setter)
+                    out.add(("m", cls.qualname, sub.attr))
             elif (isinstance(sub.value, ast.Call) and isinstance(sub.value.func, ast.Name)
                   and sub.value.func.id == "super"):
                 out |= {("m", base.qualname, sub.attr) for base in self._local_bases(cls)}
         return out
+
+    def _class_binds(self, cls: _Scope, name: str, depth: int = 0) -> bool:
+        """Whether ``cls`` or a base defined in this module binds ``name`` at class level."""
+        if name in cls.bindings:
+            return True
+        return depth < 20 and any(self._class_binds(base, name, depth + 1) for base in self._local_bases(cls))
 
     def _local_bases(self, cls: _Scope) -> list[_Scope]:
         """Base classes of ``cls`` that are classes defined at this module's top level."""
