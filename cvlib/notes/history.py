@@ -204,17 +204,20 @@ def forgiven(replayed: pd.DataFrame) -> pd.DataFrame:
     return out.reset_index()
 
 
-def survival(replayed: pd.DataFrame) -> pd.DataFrame:
+def survival(replayed: pd.DataFrame, column: str = "status") -> pd.DataFrame:
     """Share of notes still FRESH at every release from anchoring up to ``horizon`` releases later.
 
     A note's freshness ends at the first release where it is not FRESH (the
     gate withholds it there, and a human must look). Cohorts anchored at
     different releases are pooled, each note weighing the same; a horizon is
     reported only where some cohort reaches it, with the number of notes at risk.
+    ``column``: ``"status"`` (dependency-aware gate) or ``"status_symbol"``.
     """
+    if column not in ("status", "status_symbol"):
+        raise ParameterError(f"column must be 'status' or 'status_symbol', got {column!r}")
     keys = _project_keys(replayed)
     frame = replayed.sort_values(keys + ["from_release", "path", "qualname", "to_release"])
-    fresh = frame["status"].eq(Status.FRESH.name)
+    fresh = frame[column].eq(Status.FRESH.name)
     frame = frame.assign(fresh_so_far=fresh.groupby([frame[k] for k in keys + ["from_release", "path", "qualname"]]).cummin())
     out = frame.groupby(keys + ["horizon"]).agg(notes=("fresh_so_far", "size"), surviving=("fresh_so_far", "mean"))
     return out.reset_index()
@@ -379,3 +382,53 @@ def changed_dependency_kinds(replayed: pd.DataFrame) -> pd.DataFrame:
     out = frame.groupby(["project", "kind"]).size().rename("note_steps").reset_index()
     out["share"] = out["note_steps"] / out["project"].map(totals)
     return out
+
+
+def overview(tables: dict[str, pd.DataFrame], replayed: pd.DataFrame, kinds: Sequence[str] = NOTE_KINDS) -> pd.DataFrame:
+    """One row per project: releases, first and last version, notes per release, pairs replayed."""
+    return pd.DataFrame(
+        [
+            {
+                "project": p,
+                "releases": int(t["release"].nunique()),
+                "first": versions(t)[0],
+                "last": versions(t)[-1],
+                "notes per release (mean)": t[t["kind"].isin(list(kinds))].groupby("release").size().mean(),
+                "note-release pairs replayed": int((replayed["project"] == p).sum()),
+            }
+            for p, t in tables.items()
+        ]
+    )
+
+
+def worst_steps(steps: pd.DataFrame, tables: dict[str, pd.DataFrame]) -> pd.DataFrame:
+    """Per project, the release step that left the fewest notes FRESH (dependency-aware gate), with its shares in %."""
+    rows = []
+    for project in tables:
+        mine = steps[steps["project"] == project]
+        worst = mine.loc[mine["FRESH"].idxmin()]
+        names = versions(tables[project])
+        rows.append({
+            "project": project,
+            "step": f"{names[int(worst['from_release'])]} -> {names[int(worst['to_release'])]}",
+            "notes": int(worst["notes"]),
+            "% not FRESH": 100 * (1 - worst["FRESH"]),
+            "% CHANGED": 100 * worst["CHANGED"],
+            "% DEPENDENCY_CHANGED": 100 * worst["DEPENDENCY_CHANGED"],
+            "% RENAMED": 100 * worst["RENAMED"],
+            "% MISSING": 100 * worst["MISSING"],
+        })
+    return pd.DataFrame(rows).set_index("project")
+
+
+def gate_table(totals: pd.DataFrame) -> pd.DataFrame:
+    """:func:`gate_totals` with the columns a reader needs, named for the page."""
+    return pd.DataFrame({
+        "release steps": totals["steps"].astype(int),
+        "note-steps": totals["notes"].astype(int),
+        "withheld per 100, symbol-only": totals["per_100_symbol"],
+        "withheld per 100, dependency-aware": totals["per_100_dependency"],
+        "symbol-only FRESH": totals["symbol_fresh"].astype(int),
+        "of which dependencies changed": totals["dependency_changed"].astype(int),
+        "symbol-only false-FRESH %": 100 * totals["false_fresh"],
+    }).set_axis(totals["project"]).rename_axis(None)
