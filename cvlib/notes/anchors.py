@@ -63,11 +63,11 @@ MIN_IDENTIFIABLE_NODES: int = 9
 #: Hex digits kept of the raw, normalized and dependency hashes in anchors (all 64).
 HASH_HEX_DIGITS: int = 64
 
-#: Hex digits kept per dependency in an anchor: enough to name which dependency
+#: Hex digits kept per dependency in an anchor, enough to name which dependency
 #: changed; the gate itself decides on the full 64-digit dependency hash.
 DEP_LABEL_HEX_DIGITS: int = 16
 
-#: Files larger than this are not read (reported UNREADABLE): no source file is.
+#: Files larger than this are not read and are reported UNREADABLE (no source file is this large).
 MAX_FILE_BYTES: int = 8 * 1024 * 1024
 
 #: File suffixes the gate reads, and their language.
