@@ -19,7 +19,7 @@ have changed. Three per symbol:
   cosmetic edit to a dependency changes nothing. What counts, language by
   language, is in :mod:`cvlib.notes.python` and :mod:`cvlib.notes.rust`.
 
-Python files are read with :mod:`ast` and :mod:`symtable`; Rust files with
+Python files are read with :mod:`ast` and ``symtable``; Rust files with
 tree-sitter (loaded only when a ``.rs`` file is met).
 
 :data:`MIN_IDENTIFIABLE_NODES`: a normalized tree with fewer nodes than this

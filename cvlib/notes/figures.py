@@ -19,7 +19,8 @@ if TYPE_CHECKING:  # pragma: no cover
 #: The symbol-only and dependency-aware gates in every figure.
 GATE_COLOURS: dict[str, str] = {"symbol-only": "#E69F00", "dependency-aware": "#0072B2"}
 #: Stale notes shown (warn policies) against withheld (the gate), as in the book's executor palette.
-POLICY_COLOURS: dict[str, str] = {"stale": "#D55E00", "true": "#0072B2", "verify": "#E69F00", "gate": "#0072B2"}
+POLICY_COLOURS: dict[str, str] = {"stale": "#D55E00", "true": "#0072B2", "verify": "#E69F00", "gate": "#0072B2",
+                                   "symbol": "#CC79A7"}
 PROJECT_COLOURS: tuple[str, ...] = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00")
 
 
@@ -128,9 +129,15 @@ def policy_curves_figure(curves: pd.DataFrame, wrong_share: float) -> Figure:
         verify = curves[(curves["model"] == model) & (curves["policy"] == "verify first")]
         ax.fill_between(verify["wrong_share"], verify["stale_low"], verify["stale_high"], color=POLICY_COLOURS["verify"],
                         alpha=0.25 if model == "GLM 5.2" else 0.5, label=f"verify first, per-trial range ({model})")
-    gate = curves[(curves["model"] == "GLM 5.2") & (curves["policy"] == "gate")]
-    ax.plot(gate["wrong_share"], gate["stale_edits"], color=POLICY_COLOURS["gate"], lw=2.5, label="gate: stale edits (zero)")
-    ax.plot(gate["wrong_share"], gate["true_withheld"], ":", color=POLICY_COLOURS["gate"], lw=2, label="gate: true notes withheld")
+    for model, style in styles.items():
+        symbol = curves[(curves["model"] == model) & (curves["policy"] == "symbol-only gate")]
+        ax.plot(symbol["wrong_share"], symbol["stale_edits"], style, color=POLICY_COLOURS["symbol"], lw=1.8,
+                label=f"symbol-only gate ({model})")
+    gate = curves[(curves["model"] == "GLM 5.2") & (curves["policy"] == "dependency-aware gate")]
+    ax.plot(gate["wrong_share"], gate["stale_edits"], color=POLICY_COLOURS["gate"], lw=2.5,
+            label="dependency-aware gate: stale edits (zero)")
+    ax.plot(gate["wrong_share"], gate["true_withheld"], ":", color=POLICY_COLOURS["gate"], lw=2,
+            label="dependency-aware gate: true notes withheld")
     ax.axvline(wrong_share, color="grey", lw=0.8)
     ax.set_xlabel("share of notes on changed code that are now wrong (assumption)")
     ax.set_ylabel("per release step, per 100 notes")

@@ -424,11 +424,11 @@ def worst_steps(steps: pd.DataFrame, tables: dict[str, pd.DataFrame]) -> pd.Data
 def gate_table(totals: pd.DataFrame) -> pd.DataFrame:
     """:func:`gate_totals` with the columns a reader needs, named for the page."""
     return pd.DataFrame({
-        "release steps": totals["steps"].astype(int),
+        "steps": totals["steps"].astype(int),
         "note-steps": totals["notes"].astype(int),
-        "withheld per 100, symbol-only": totals["per_100_symbol"],
-        "withheld per 100, dependency-aware": totals["per_100_dependency"],
-        "symbol-only FRESH": totals["symbol_fresh"].astype(int),
-        "of which dependencies changed": totals["dependency_changed"].astype(int),
-        "symbol-only false-FRESH %": 100 * totals["false_fresh"],
+        "withheld /100, symbol-only": totals["per_100_symbol"],
+        "withheld /100, dep.-aware": totals["per_100_dependency"],
+        "FRESH, symbol-only": totals["symbol_fresh"].astype(int),
+        "… deps changed": totals["dependency_changed"].astype(int),
+        "false-FRESH %": 100 * totals["false_fresh"],
     }).set_axis(totals["project"]).rename_axis(None)

@@ -247,8 +247,9 @@ def anchor_notes_file(path: str | Path, repo_dir: str | Path, ids: Sequence[str]
 
     Returns
     -------
-    list of (note id, what happened)
-        ``"anchored"`` (had none), ``"re-anchored"`` or ``"kept"``.
+    list of tuple
+        ``(note id, what happened)`` per note, in file order; what happened is
+        ``"anchored"`` (it had no fingerprint), ``"re-anchored"`` or ``"kept"``.
 
     Raises
     ------

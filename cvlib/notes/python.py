@@ -1,7 +1,7 @@
 """Python files: their symbols, and what each symbol's behaviour depends on inside its module.
 
 Parsed with :mod:`ast`; which names a function reads from its module (rather
-than from its own locals or an enclosing function) comes from :mod:`symtable`,
+than from its own locals or an enclosing function) comes from ``symtable``,
 the compiler's own scoping, so comprehension variables, ``global`` and
 ``nonlocal`` declarations are resolved as Python resolves them.
 
@@ -17,7 +17,7 @@ an ordinal suffix from its second binding on, in source order
 (``Response.content``, ``Response.content#2``).
 
 Dependencies (what the fingerprint sees besides the symbol's own code)
----------------------------------------------------------------------
+----------------------------------------------------------------------
 Each dependency is a *binding record*: every statement of the module (or of a
 class body) that binds or mutates one name, in source order, each with the
 ``if``/``try``/``for``... headers it sits under. Its label is the name
@@ -30,7 +30,7 @@ the class is bound). A symbol depends on:
   moving the definition under ``if False:`` changes it;
 * every **module-level name its code reads** (functions it calls, constants,
   classes, decorators, default values, annotations), resolved with
-  :mod:`symtable`, **transitively** through the code of those names; a name
+  ``symtable``, **transitively** through the code of those names; a name
   the module does not bind (a builtin) is recorded as unbound, so a later
   module-level definition that shadows it is seen; ``from m import *`` is
   part of every unbound name's record;
@@ -57,6 +57,7 @@ import json
 import symtable
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 from .errors import NotesError, UnparsableSource
 
@@ -205,7 +206,7 @@ class PySymbol:
     name: str
     kind: str
     node: ast.AST
-    scope: _Scope
+    scope: Any  # the scope it is bound in
     first_line: int
     last_line: int
 
