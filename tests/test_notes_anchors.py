@@ -170,3 +170,50 @@ def test_read_snapshot_reads_rust_files_and_skips_cargo_target(tmp_path):
     (tmp_path / "target" / "debug").mkdir(parents=True)
     (tmp_path / "target" / "debug" / "gen.rs").write_text("fn g() {}\n")
     assert list(read_snapshot(tmp_path)) == ["src/lib.rs"]
+
+
+def test_tree_sitter_is_loaded_only_for_rust_files():
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, cvlib.notes\n"
+        "from cvlib.notes import anchor, locate\n"
+        "a = anchor({'m.py': 'def f():\\n    return 1\\n'}, 'm.py', 'f')\n"
+        "assert 'tree_sitter' not in sys.modules, 'loaded for Python'\n"
+        "import cvlib.notes.cli\n"
+        "assert 'tree_sitter' not in sys.modules, 'loaded by the CLI'\n"
+        "try:\n"
+        "    anchor({'a.rs': 'fn f() {}\\n'}, 'a.rs', 'f')\n"
+        "except Exception as err:\n"
+        "    print(type(err).__name__)\n"
+        "print('tree_sitter' in sys.modules)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().splitlines()[-1] == "True"
+
+
+def test_a_missing_rust_grammar_is_a_clear_error(monkeypatch):
+    import sys
+
+    from cvlib.notes import LanguageUnavailable
+    from cvlib.notes import rust
+
+    rust._parser.cache_clear()
+    monkeypatch.setitem(sys.modules, "tree_sitter_rust", None)
+    try:
+        with pytest.raises(LanguageUnavailable, match="pip install tree-sitter tree-sitter-rust"):
+            symbols("fn f() {}\n", "a.rs")
+        from cvlib.notes import Status, anchor, locate
+
+        stored = anchor({"m.py": "def f():\n    return 1\n"}, "m.py", "f")
+        where = locate(stored, {"m.py": "def g():\n    return 1\n", "a.rs": "fn f() {}\n"})
+        assert where.status is Status.MISSING  # the Rust file is skipped, the check goes on
+        from cvlib.notes.gate import Anchor
+
+        on_rust = Anchor("a.rs", "f", "a" * 64, "b" * 64, "c" * 64)
+        where = locate(on_rust, {"a.rs": "fn f() {}\n"})
+        assert where.status is Status.UNPARSABLE and "pip install" in where.reason
+    finally:
+        rust._parser.cache_clear()

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from ..errors import CvlibError
+from ..errors import CvlibError, NotesError
 
-
-class NotesError(CvlibError):
-    """A note, a notes file, a snapshot or a history table is not one the gate can work with."""
+__all__ = ["LanguageUnavailable", "MissingFingerprintError", "NotesFileError",
+           "UnknownSymbolError", "UnparsableSource"]
 
 
 class NotesFileError(NotesError):

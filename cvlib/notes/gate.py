@@ -61,7 +61,7 @@ from .anchors import (
     check_snapshot,
     dependency_fingerprint,
 )
-from .errors import NotesError, UnknownSymbolError
+from .errors import LanguageUnavailable, NotesError, UnknownSymbolError
 
 
 class Tier(enum.Enum):
@@ -238,7 +238,7 @@ class SymbolIndex:
                 parsed = analyse(source, path)
                 self._parsed[path] = parsed
                 self._by_file[path] = {s.qualname: s for s in parsed.rows()}
-            except UnparsableSource as err:
+            except (UnparsableSource, LanguageUnavailable) as err:  # a status for the note, not a failed check
                 self._errors[path] = str(err)
                 self._by_file[path] = None
         return self._by_file[path]
