@@ -139,6 +139,9 @@ def test_fetch_indexes_a_wheel_in_memory_deterministically():
     ]
     expected = symbols("def g(x):\n    return x * 2\n", "pkg/b.py")[0]
     assert rows[2]["norm_hash"] == expected.norm_hash[: fetch.TABLE_HASH_DIGITS]
+    stored = anchor({"pkg/b.py": "def g(x):\n    return x * 2\n"}, "pkg/b.py", "g")
+    assert rows[2]["dep_hash"] == stored.dep_hash[: fetch.TABLE_HASH_DIGITS]
+    assert [d.split(" ", 1)[1] for d in rows[2]["deps"]] == [label for label, _ in stored.deps]
     assert fetch.table_bytes(rows) == fetch.table_bytes(list(reversed(rows)))  # sorted, same bytes
     back = pd.read_parquet(io.BytesIO(fetch.table_bytes(rows)))
     assert list(back.columns) == list(HISTORY_COLUMNS)
