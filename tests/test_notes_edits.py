@@ -455,3 +455,12 @@ def test_a_random_change_to_a_dependency_never_stays_fresh(choice, seed):
     where = locate(ANCHORS[qualname], {"m.py": edited})
     assert where.status in (Status.DEPENDENCY_CHANGED, Status.CHANGED), (qualname, label, where)
     assert where.status is not Status.FRESH
+
+
+def test_rust_use_of_an_inline_module_item_is_followed():
+    pytest.importorskip("tree_sitter_rust")
+    source = "mod inner {\n    pub fn deep() -> u8 { LOW }\n    const LOW: u8 = 1;\n}\nuse inner::deep;\n\nfn f() -> u8 {\n    deep()\n}\n"
+    stored = anchor({"a.rs": source}, "a.rs", "f")
+    where = locate(stored, {"a.rs": source.replace("= 1;", "= 2;")})
+    assert where.status is Status.DEPENDENCY_CHANGED and where.changed == ("inner::LOW",)
+    assert locate(stored, {"a.rs": source.replace("{ LOW }", "{ LOW } // low")}).status is Status.FRESH

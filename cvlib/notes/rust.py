@@ -22,7 +22,8 @@ Dependencies (the same rule as for Python, within one file)
   (a second, ``#[cfg]``-gated definition changes it);
 * every item of the file its code names -- functions it calls, ``const`` and
   ``static`` items, types, traits, macros -- and ``use`` declarations as
-  written (``use a::b`` and ``use c::b`` differ), transitively;
+  written (``use a::b`` and ``use c::b`` differ), followed into the file's
+  inline modules when they name an item there, transitively;
   ``Foo::new`` and ``Self::K`` name ``Foo``'s (or the own type's) associated
   items in every ``impl`` of the file;
 * for a method: the header of its ``impl`` (generics, trait, type, where
@@ -420,12 +421,35 @@ class RustFile:
         for b in module.bindings.get(name, []):
             if b.canon_override is not None:
                 record.append([b.kind, b.canon_override])
+                if b.kind == "use":
+                    reads |= self._use_target(b.canon_override, module)
                 continue
             code = "<self>" if _key(b.node) == own else self._code(b.node, b.attrs)
             record.append([b.kind, code])
             reads |= self._reads(b.node, module, name if b.kind in _TYPE_ITEMS else None)
             reads |= {r for a in b.attrs for r in self._reads(a, module, None)}
         return json.dumps(record or ["unbound"]), reads
+
+    def _use_target(self, text: str, module: _Module) -> set[tuple[str, str, str]]:
+        """The item of this file a ``use`` names (``use inner::deep``, ``use crate::a::B as C``), if any."""
+        path = text.removeprefix("use ").split(" as ")[0]
+        segments = [seg for seg in path.split("::") if seg]
+        if not segments or segments[-1] == "*":
+            return set()
+        current: _Module | None = module
+        if segments[0] == "crate":
+            current, segments = self.top, segments[1:]
+        elif segments[0] == "self":
+            segments = segments[1:]
+        while segments and segments[0] == "super" and current is not None:
+            current, segments = current.parent, segments[1:]
+        if current is None or not segments:
+            return set()
+        for seg in segments[:-1]:
+            current = self._modules.get(current.prefix + seg + "::")
+            if current is None:
+                return set()
+        return {("m", current.prefix, segments[-1])} if segments[-1] in current.bindings else set()
 
     def _reads_header(self, header: tuple[Any, _Module]) -> set[tuple[str, str, str]]:
         node, module = header
