@@ -314,3 +314,13 @@ def test_the_gate_never_shows_a_note_whose_code_differs(fn1, a, b, data):
     n, snap = gated(fn1, a, render(fn2, b))
     same_code = oracle(render(fn1, a)) == oracle(render(fn2, b))
     assert agent_visible(n, snap) == same_code  # shown exactly when the code is the same
+
+
+def test_symbol_rows_without_a_dependency_hash_are_refused():
+    from cvlib.notes import Symbol
+
+    row = Symbol("m.py", "f", "function", "a" * 64, "b" * 64, 2, 12)
+    index = SymbolIndex.from_symbols([row])
+    stored = Anchor("m.py", "f", "a" * 64, "b" * 64, "c" * 64)
+    with pytest.raises(NotesError, match="no dependency hash"):
+        locate(stored, index)

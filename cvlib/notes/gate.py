@@ -284,6 +284,8 @@ class SymbolIndex:
                 raise UnknownSymbolError(f"{path!r} defines no symbol {qualname!r}")
             if symbol.dep_hash:
                 self._fingerprints[key] = (symbol.dep_hash, symbol.deps)
+            elif path not in self._parsed:
+                raise NotesError(f"the symbol row for {path}::{qualname} carries no dependency hash (dep_hash) to compare with")
             else:
                 self._fingerprints[key] = dependency_fingerprint(self._parsed[path].dependencies(qualname))
         return self._fingerprints[key]
