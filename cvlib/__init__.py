@@ -129,6 +129,7 @@ _MODULES: dict[str, str] = {
     "extension_figures": "cvlib.presentation.extension_figures",
     "figures": "cvlib.presentation.figures",
     "formatting": "cvlib.presentation.formatting",
+    "notes_figures": "cvlib.presentation.notes_figures",
     "published": "cvlib.presentation.published",
     "style": "cvlib.presentation.style",
     "tables": "cvlib.presentation.tables",

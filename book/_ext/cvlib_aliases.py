@@ -194,6 +194,16 @@ def _resolve(app: Sphinx, env: BuildEnvironment, node: pending_xref, contnode: n
             resolved = domain.resolve_xref(env, node["refdoc"], app.builder, "mod", full.rpartition(".")[0], alias, contnode)
         if resolved is not None:
             return resolved
+    if node.get("reftype") in ("data", "const", "attr"):
+        # a constant nobody documented: link to the entry of the module the reference names (or is written in)
+        module = target.rpartition(".")[0] if "." in target else node.get("py:module", "")
+        for name in (module, getattr(_import(module), "__name__", None)):
+            if name:
+                alias = node.deepcopy()
+                alias["reftarget"], alias["refspecific"] = name, False
+                resolved = domain.resolve_xref(env, node["refdoc"], app.builder, "mod", name, alias, contnode)
+                if resolved is not None:
+                    return resolved
     return None
 
 

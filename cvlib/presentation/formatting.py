@@ -64,6 +64,7 @@ QUANTITIES: dict[str, Quantity] = {
     "percent": Quantity(1, "%"),  # a value already in percent
     "percent_of": Quantity(1, "%", scale=100.0),  # a fraction of 1, written as a percentage
     "mean": Quantity(2),  # an average over runs (mean steps, mean doomed steps)
+    "tenths": Quantity(1),  # a value to one decimal (notes per 100 per release, a fold change)
     "probability": Quantity(2),  # a prior, a break-even probability, a rate of change
     "rate": Quantity(3),  # a small per-tick or per-run rate measured by sampling
     "coefficient": Quantity(2),  # a fitted coefficient
