@@ -89,3 +89,17 @@ def test_fixture_numbers_come_from_the_registry():
     assert max(t.admitted_at) < P.default("admit_window") * t.n_turns
     for p in t.probes:
         assert p.turn - t.admission_turn(p.object_id) >= P.default("probe_min_age")
+
+
+def test_fixture_shares_change_only_what_they_govern():
+    base = generate_trajectory(4, n_objects=40)
+    for kw in ({"prohibition_share": 0.5}, {"relation_share": 0.7}, {"second_id_share": 0.5}, {"probe_two_checks": 0.4}):
+        assert generate_trajectory(4, n_objects=40, **kw) == base  # the defaults, spelled out
+    many = generate_trajectory(4, n_objects=40, prohibition_share=0.75)
+    count = lambda t: sum(c.force.name == "PROHIBITION" for o in t.objects for c in o.constraints)  # noqa: E731
+    assert count(many) > count(base)
+    assert [o.narrative for o in many.objects] == [o.narrative for o in base.objects]
+    assert all(o.relations for o in generate_trajectory(4, n_objects=40, relation_share=1.0).objects)
+    assert all(len(p.checks) == 1 for p in generate_trajectory(4, n_objects=40, probe_two_checks=0.0).probes)
+    with pytest.raises(ParameterError, match="multiple of 0.25"):
+        generate_trajectory(0, prohibition_share=0.3)

@@ -72,6 +72,10 @@ TRAJECTORY_PARAMETERS: tuple[str, ...] = (
     "probe_min_age",
     "status_window",
     "importance_mode",
+    "prohibition_share",
+    "probe_two_checks",
+    "relation_share",
+    "second_id_share",
 )
 
 

@@ -63,9 +63,15 @@ def render_compact(obj: ContentObject, ratio: float) -> Representation:
     -------
     Representation
         Named ``compact``; its claim is honest (exactly what the checker finds).
+        Cached per (object, ratio): both are frozen values.
     """
     if isinstance(ratio, bool) or not isinstance(ratio, (int, float)) or not 0 < ratio <= 1:
         raise ParameterError(f"compaction ratio must be a number in (0, 1], got {ratio!r}")
+    return _compact(obj, float(ratio))
+
+
+@lru_cache(maxsize=8192)
+def _compact(obj: ContentObject, ratio: float) -> Representation:
     lines = _lines(obj)
     full_tokens = sum(t for _, t, _ in lines)
     head_tokens = lines[0][1]

@@ -65,6 +65,11 @@ CHOICES: tuple[Choice, ...] = (
     Choice("probe_min_age", 3, "book", "a probe falls at least this many turns after its episode's admission", (1, 6)),
     Choice("status_window", (2, 8), "book", "turns a status obligation lasts, drawn from [low, high)", ((1, 4), (4, 16))),
     Choice("budget_jitter", 0.2, "book", "each turn's budget is the base times 1 - jitter * U(0, 1)", (0.0, 0.4)),
+    Choice("budget_fraction", 0.35, "book", "base budget of a single generated trajectory, as a share of all its full text (the experiments sweep it)"),
+    Choice("prohibition_share", 0.5, "book", "share of episodes whose constraint is a prohibition (in quarters; the rest split between requirement and preference)", (0.25, 0.75)),
+    Choice("probe_two_checks", 0.4, "book", "share of probes that need two checks rather than one", (0.0, 0.8)),
+    Choice("relation_share", 0.7, "book", "share of episodes whose record holds a relation", (0.3, 1.0)),
+    Choice("second_id_share", 0.5, "book", "share of episodes with a second identifier (an incident number)", (0.0, 1.0)),
     Choice(
         "importance_mode",
         "independent",

@@ -63,7 +63,15 @@ def _version(rng: np.random.Generator) -> str:
     return f"{int(rng.integers(1, 5))}.{int(rng.integers(0, 30))}.{int(rng.integers(0, 12))}"
 
 
-def make_object(rng: np.random.Generator, object_id: str, importance_mode: str | None = None) -> ContentObject:
+def make_object(
+    rng: np.random.Generator,
+    object_id: str,
+    importance_mode: str | None = None,
+    *,
+    prohibition_share: float | None = None,
+    relation_share: float | None = None,
+    second_id_share: float | None = None,
+) -> ContentObject:
     """One seeded episode with every preservation dimension represented.
 
     Parameters
@@ -81,6 +89,11 @@ def make_object(rng: np.random.Generator, object_id: str, importance_mode: str |
         one constraint that is always pinned; kept as a sensitivity run.
         The coin comes from a child stream, so the rest of the trajectory is
         the same under either mode.
+    prohibition_share, relation_share, second_id_share:
+        Shares of episodes with a prohibition (a multiple of 0.25), with a
+        relation, and with a second identifier; defaults from
+        :mod:`cvlib.fidelity.params`. Every setting draws the same random
+        numbers, so changing one share changes only what it governs.
 
     Returns
     -------
@@ -89,6 +102,11 @@ def make_object(rng: np.random.Generator, object_id: str, importance_mode: str |
     mode = default("importance_mode") if importance_mode is None else importance_mode
     if mode not in IMPORTANCE_MODES:
         raise ParameterError(f"importance_mode must be one of {IMPORTANCE_MODES}, got {importance_mode!r}")
+    p_share = _check_fraction("prohibition_share", default("prohibition_share") if prohibition_share is None else prohibition_share, low=0.0, high=1.0)
+    if abs(4 * p_share - round(4 * p_share)) > 1e-9:
+        raise ParameterError(f"prohibition_share must be a multiple of 0.25, got {prohibition_share!r}")
+    r_share = _check_fraction("relation_share", default("relation_share") if relation_share is None else relation_share, low=0.0, high=1.0)
+    i_share = _check_fraction("second_id_share", default("second_id_share") if second_id_share is None else second_id_share, low=0.0, high=1.0)
     pkg, dep = str(rng.choice(_PACKAGES)), str(rng.choice(_DEPS))
     svc = str(rng.choice(_SERVICES))
     title = str(rng.choice(_TITLES)).format(pkg=pkg, svc=svc)
@@ -97,8 +115,11 @@ def make_object(rng: np.random.Generator, object_id: str, importance_mode: str |
     rejected, current = f"approach {letters[0]}", f"approach {letters[-1]}"
     fields = [FieldValue(f"{pkg} pin", _version(rng)), FieldValue(f"{svc} timeout", f"{int(rng.integers(5, 120))}s")]
     num = int(rng.integers(1000, 9999))
-    ids = [f"PR-{num}"] + ([f"INC-{num + 17}"] if rng.random() < 0.5 else [])
-    force = Force(int(rng.choice([3, 3, 2, 1])))
+    ids = [f"PR-{num}"] + ([f"INC-{num + 17}"] if rng.random() < i_share else [])
+    # one draw of a quarter: the first round(4 * share) quarters are prohibitions; of the rest, the third
+    # quarter is a preference and any other a requirement (at the default 0.5: 2 prohibitions, 1 requirement, 1 preference)
+    quarter = int(rng.integers(0, 4))
+    force = Force.PROHIBITION if quarter < round(4 * p_share) else (Force.PREFERENCE if quarter == 3 else Force.REQUIREMENT)
     action = {Force.PROHIBITION: f"retry {rejected}", Force.REQUIREMENT: f"keep {current} behind a flag", Force.PREFERENCE: f"stage {current} in {svc} first"}[force]
     subject = rejected if force is Force.PROHIBITION else current
     constraints = [Constraint(subject, force, action)]
@@ -108,7 +129,7 @@ def make_object(rng: np.random.Generator, object_id: str, importance_mode: str |
     rationale = [Rationale(rejected, reason, (f"{pkg} {pv}", f"{dep} {v_need}", f"{dep} {v_have}"))]
     statuses = [Status(rejected, "rejected"), Status(current, str(rng.choice(["half-applied", "in progress", "blocked"])))]
     prov = [Source(f"ci-run#{int(rng.integers(1000, 99999))}", "the version conflict")]
-    relations = [Relation(current, "replaces", rejected)] if rng.random() < 0.7 else []
+    relations = [Relation(current, "replaces", rejected)] if rng.random() < r_share else []
     n_narr = int(rng.integers(3, len(_NARRATIVE)))
     picks = sorted(rng.choice(len(_NARRATIVE), size=n_narr, replace=False).tolist())
     narrative = [_NARRATIVE[i].format(pkg=pkg, svc=svc) for i in picks]
@@ -150,7 +171,7 @@ def generate_trajectory(
     *,
     n_turns: int | None = None,
     n_objects: int | None = None,
-    budget_fraction: float = 0.35,
+    budget_fraction: float | None = None,
     budget_tokens: int | None = None,
     budget_jitter: float | None = None,
     n_probes: int | None = None,
@@ -161,6 +182,10 @@ def generate_trajectory(
     probe_min_age: int | None = None,
     status_window: tuple[int, int] | None = None,
     importance_mode: str | None = None,
+    prohibition_share: float | None = None,
+    probe_two_checks: float | None = None,
+    relation_share: float | None = None,
+    second_id_share: float | None = None,
 ) -> Trajectory:
     """A seeded trajectory.
 
@@ -192,8 +217,10 @@ def generate_trajectory(
         A probe falls at least this many turns after its episode's admission.
     status_window:
         A status obligation lasts a number of turns drawn from ``[low, high)``.
-    importance_mode:
+    importance_mode, prohibition_share, relation_share, second_id_share:
         See :func:`make_object`.
+    probe_two_checks:
+        Share of probes that need two checks rather than one.
 
     Returns
     -------
@@ -211,6 +238,8 @@ def generate_trajectory(
     pin_fraction = default("pin_fraction") if pin_fraction is None else pin_fraction  # type: ignore[assignment]
     admit_window = default("admit_window") if admit_window is None else admit_window  # type: ignore[assignment]
     status_window = default("status_window") if status_window is None else status_window  # type: ignore[assignment]
+    budget_fraction = default("budget_fraction") if budget_fraction is None else budget_fraction  # type: ignore[assignment]
+    probe_two_checks = default("probe_two_checks") if probe_two_checks is None else probe_two_checks  # type: ignore[assignment]
     require_int("seed", seed, minimum=0)
     require_int("n_turns", n_turns, minimum=2)
     require_int("n_objects", n_objects, minimum=1)
@@ -223,6 +252,7 @@ def generate_trajectory(
     budget_jitter = _check_fraction("budget_jitter", budget_jitter, low=0.0, high=1.0, high_open=True)
     declared_fraction = _check_fraction("declared_fraction", declared_fraction, low=0.0, high=1.0)
     pin_fraction = _check_fraction("pin_fraction", pin_fraction, low=0.0, high=1.0)
+    probe_two_checks = _check_fraction("probe_two_checks", probe_two_checks, low=0.0, high=1.0)
     admit_window = _check_fraction("admit_window", admit_window, low=0.0, high=1.0, high_open=False)
     require_int("probe_min_age", probe_min_age, minimum=1)
     if (
@@ -238,7 +268,8 @@ def generate_trajectory(
     rng = np.random.default_rng(seed)
     last_admit = max(1, int(admit_window * n_turns))
     admits = sorted(int(x) for x in rng.integers(0, last_admit, size=n_objects))
-    objects = tuple(make_object(rng, f"ep-{i:02d}", importance_mode) for i in range(n_objects))
+    shares = dict(prohibition_share=prohibition_share, relation_share=relation_share, second_id_share=second_id_share)
+    objects = tuple(make_object(rng, f"ep-{i:02d}", importance_mode, **shares) for i in range(n_objects))
     obligations: list[Obligation] = []
     for o, t0 in zip(objects, admits):
         obligations += [Obligation(o.object_id, f"id:{i}", Floor.MENTION, t0) for i in o.identifiers]
@@ -267,7 +298,7 @@ def generate_trajectory(
         o, t0 = objects[i], admits[i]
         tp = int(rng.integers(t0 + min_age, n_turns))
         els = o.elements()
-        k = 1 + int(rng.random() < 0.4)
+        k = 1 + int(rng.random() < probe_two_checks)
         keys = sorted(els[j].key for j in rng.choice(len(els), size=min(k, len(els)), replace=False).tolist())
         checks = tuple((key, int(Floor.EXACT)) for key in keys)
         declared = bool(rng.random() < declared_fraction)
