@@ -61,7 +61,20 @@ def topology_grid(
     merge_factors: Sequence[int] = GRID_MERGING,
     seed: int = 0,
 ) -> pd.DataFrame:
-    """Scenario D2 over every (depth, branching factor, merge factor), the break before the plan starts."""
+    """Scenario D2 over every (depth, branching factor, merge factor), the break before the plan starts.
+
+    Parameters
+    ----------
+    depths, branching_factors, merge_factors : sequence of int
+        The grid; the default is the published 6 x 4 x 4 = 96 configurations.
+    seed : int
+        Seed of the wiring.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per configuration (:func:`run_row` plus the three parameters).
+    """
     rows = []
     for depth in require_ints("depths", depths, minimum=1):
         for bf in require_ints("branching_factors", branching_factors, minimum=1):
@@ -72,7 +85,20 @@ def topology_grid(
 
 
 def depth_sweep(depths: Sequence[int] = (1, 2, 3, 5, 10), change_tick: int = 0) -> pd.DataFrame:
-    """Scenario D1 at each chain depth."""
+    """Scenario D1 at each chain depth.
+
+    Parameters
+    ----------
+    depths : sequence of int
+        Chain depths; the default is the published 1, 2, 3, 5, 10.
+    change_tick : int
+        When the root fact breaks (0: before the plan starts).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per depth.
+    """
     return pd.DataFrame(
         [{"depth": d, **run_row(run_scenario("D1", depth=d, change_tick=change_tick))} for d in require_ints("depths", depths, minimum=1)]
     )
@@ -81,7 +107,20 @@ def depth_sweep(depths: Sequence[int] = (1, 2, 3, 5, 10), change_tick: int = 0) 
 def isolation_sweep(
     branch_counts: Sequence[int] = (1, 4, 8), pre_merge_depth: int = 6, post_merge_depth: int = 2
 ) -> pd.DataFrame:
-    """Scenario D3 as the number of isolated branches grows."""
+    """Scenario D3 as the number of isolated branches grows.
+
+    Parameters
+    ----------
+    branch_counts : sequence of int
+        Numbers of branches; the default is the published 1, 4, 8.
+    pre_merge_depth, post_merge_depth : int
+        Steps in each private branch and in the shared segment.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per branch count.
+    """
     rows = []
     for b in require_ints("branch_counts", branch_counts, minimum=1):
         run = run_scenario("D3", pre_merge_depth=pre_merge_depth, num_branches=b, post_merge_depth=post_merge_depth)

@@ -68,7 +68,18 @@ def window(scenario: str, rules: ExecutionRules, budgets: range | None = None, *
 
 
 def headline_results(rules: str | ExecutionRules = "original") -> pd.DataFrame:
-    """Every published number recomputed under ``rules``: one row per (headline, quantity)."""
+    """Every published number recomputed under ``rules``: one row per (headline, quantity).
+
+    Parameters
+    ----------
+    rules : str or ExecutionRules
+        A name from :data:`CORRECTIONS` or a rule set.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns headline, quantity, value.
+    """
     rules = _rules(rules)
     rows: list[tuple[str, str, Any]] = []
 
@@ -122,7 +133,18 @@ def headline_results(rules: str | ExecutionRules = "original") -> pd.DataFrame:
 
 
 def errata_table(corrections: Mapping[str, ExecutionRules] | None = None) -> pd.DataFrame:
-    """Every published quantity under every correction, with a column saying whether any changed."""
+    """Every published quantity under every correction, with a column saying whether any changed.
+
+    Parameters
+    ----------
+    corrections : mapping of str to ExecutionRules, optional
+        Named rule sets; the default is :data:`CORRECTIONS`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One column per correction and ``changes``.
+    """
     corrections = dict(CORRECTIONS if corrections is None else corrections)
     merged = None
     for name, rules in corrections.items():
@@ -186,7 +208,17 @@ HEADLINES: tuple[Headline, ...] = (
 
 
 def headline(name: str) -> Headline:
-    """One of :data:`HEADLINES` by its name; an unknown name raises a :class:`~cvlib.errors.ParameterError` listing them."""
+    """One of :data:`HEADLINES` by its name.
+
+    Parameters
+    ----------
+    name : str
+        The headline's name; an unknown one raises a :class:`~cvlib.core.errors.ParameterError` listing them.
+
+    Returns
+    -------
+    Headline
+    """
     for h in HEADLINES:
         if h.name == name:
             return h
@@ -196,9 +228,19 @@ def headline(name: str) -> Headline:
 def sensitivity(name: str, rules: str | ExecutionRules = "original") -> pd.DataFrame:
     """One headline, each parameter varied alone around the published point: a small tidy table.
 
-    Columns: parameter, value, result, published_point (True on the published
-    parameters) and, when ``rules`` differ from the article's, the result
-    under ``rules`` too.
+    Parameters
+    ----------
+    name : str
+        The headline's name (see :data:`HEADLINES`).
+    rules : str or ExecutionRules
+        A correction to run beside the article's rules.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns parameter, value, result, published_point (True on the
+        published parameters) and, when ``rules`` differ from the article's,
+        ``corrected``: the result under ``rules``.
     """
     h = headline(name)
     corrected = _rules(rules)

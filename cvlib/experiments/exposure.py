@@ -46,7 +46,19 @@ class Exposure:
 
 
 def exposure(plan: PlanGraph, breaks: Mapping[str, int]) -> Exposure:
-    """Exposed size, depth and breadth of ``breaks`` (fact -> tick it breaks) in ``plan``."""
+    """Exposed size, depth and breadth of ``breaks`` in ``plan``, before the first action.
+
+    Parameters
+    ----------
+    plan : PlanGraph
+        The plan.
+    breaks : mapping of str to int
+        Fact -> the tick it breaks.
+
+    Returns
+    -------
+    Exposure
+    """
     level: dict[str, int] = {}
     after = 0
     for position, (step, closure) in enumerate(plan.ordered_steps()):
@@ -75,8 +87,24 @@ def exposure_sweep(
     facts break at random ticks, some after the plan has started) and on the
     same schedule with every break moved to tick 0 (``timing="at_start"``).
     Plans alternate between ``families`` (see
-    :data:`cvlib.random_plans.FAMILIES`); plan *i* uses
+    :data:`cvlib.scenarios.random_plans.FAMILIES`); plan *i* uses
     ``random_setup(seed, i)``. Plans where nothing breaks are kept (PFW 0).
+
+    Parameters
+    ----------
+    n_plans : int
+        Plans to draw.
+    seed : int
+        Seed of the family.
+    families : sequence of str
+        Plan families to alternate between.
+    max_steps : int
+        About how many steps a plan may have.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (plan, timing), with ``law_holds``.
     """
     n_plans = require_int("n_plans", n_plans, minimum=1)
     seed = require_int("seed", seed)
@@ -123,12 +151,31 @@ class Fit:
     fitted: np.ndarray
 
     def table(self) -> pd.DataFrame:
-        """One row per term (the intercept first) with its fitted coefficient."""
+        """One row per term (the intercept first) with its fitted coefficient.
+
+        Returns
+        -------
+        pandas.DataFrame
+        """
         return pd.DataFrame({"term": ("intercept", *self.terms), "coefficient": self.coefficients})
 
 
 def fit_pfw(data: pd.DataFrame, terms: Sequence[str], target: str = "baseline_pfw") -> Fit:
-    """Least-squares fit of ``target`` on ``terms`` plus an intercept (numpy ``lstsq``)."""
+    """Least-squares fit of ``target`` on ``terms`` plus an intercept (numpy ``lstsq``).
+
+    Parameters
+    ----------
+    data : pandas.DataFrame
+        An :func:`exposure_sweep` table (or any with those columns).
+    terms : sequence of str
+        Columns to regress on.
+    target : str
+        The column to explain.
+
+    Returns
+    -------
+    Fit
+    """
     missing = [t for t in (*terms, target) if t not in data.columns]
     if missing:
         raise ParameterError(f"fit_pfw: no column(s) {missing}; the data has {list(data.columns)}")

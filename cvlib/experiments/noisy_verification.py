@@ -67,16 +67,46 @@ class AmbiguousChain:
         return 2 * self.depth + 1
 
     def gain_and_loss(self) -> tuple[int, int]:
-        """``(r, R - r)``, steps an early replan saves on a real change and adds on a false alarm."""
+        """``(r, R - r)``, steps an early replan saves on a real change and adds on a false alarm.
+
+        Returns
+        -------
+        tuple of (int, int)
+        """
         return self.remaining, self.replan - self.remaining
 
     def break_even(self, model: VerificationModel) -> float:
-        """The prior at which verifying pays for itself on this chain (see :func:`break_even_prior`)."""
+        """The prior at which verifying pays for itself on this chain (see :func:`~cvlib.core.verification.break_even_prior`).
+
+        Parameters
+        ----------
+        model : VerificationModel
+            The verification's error rates and cost.
+
+        Returns
+        -------
+        float
+        """
         gain, loss = self.gain_and_loss()
         return break_even_prior(model.miss_rate, model.false_alarm_rate, model.cost, gain, loss)
 
     def outcomes(self, policy: str, prior: float, model: VerificationModel) -> list[tuple[float, int]]:
-        """(probability, steps used) of every way the validity-aware run can go."""
+        """Every way the validity-aware run can go, with its probability.
+
+        Parameters
+        ----------
+        policy : str
+            ``always``, ``never`` or ``expected_cost``.
+        prior : float
+            Probability that the signal is a real change.
+        model : VerificationModel
+            The verification's error rates and cost.
+
+        Returns
+        -------
+        list of (float, int)
+            (probability, steps used) pairs.
+        """
         require_choice("policy", policy, VERIFY_POLICIES)
         p, m, f, c = prior, model.miss_rate, model.false_alarm_rate, model.cost
         t, r, big_r = self.change_tick, self.remaining, self.replan
@@ -92,11 +122,31 @@ class AmbiguousChain:
         ]
 
     def expected_steps(self, policy: str, prior: float, model: VerificationModel) -> float:
-        """Steps the validity-aware run uses in expectation, over :meth:`outcomes`."""
+        """Steps the validity-aware run uses in expectation, over :meth:`outcomes`.
+
+        Parameters
+        ----------
+        policy, prior, model
+            As for :meth:`outcomes`.
+
+        Returns
+        -------
+        float
+        """
         return sum(prob * steps for prob, steps in self.outcomes(policy, prior, model))
 
     def completion_rate(self, policy: str, prior: float, model: VerificationModel) -> float:
-        """Probability that the validity-aware run ends within :attr:`budget`."""
+        """Probability that the validity-aware run ends within :attr:`budget`.
+
+        Parameters
+        ----------
+        policy, prior, model
+            As for :meth:`outcomes`.
+
+        Returns
+        -------
+        float
+        """
         return sum(prob for prob, steps in self.outcomes(policy, prior, model) if steps <= self.budget)
 
 
@@ -116,8 +166,29 @@ def verification_sweep(
     *e*), schedule *k* draws whether the signal is a real change from one
     generator seeded by ``seed`` (the same draws for every prior, policy and
     noise level: common random numbers), and the verification noise from
-    ``seed`` and *k*. One row per (prior, noise, policy), with measured and
-    analytic mean steps and completion rate.
+    ``seed`` and *k*.
+
+    Parameters
+    ----------
+    priors : sequence of float
+        Probabilities that the signal is a real change.
+    noise_levels : sequence of float
+        Miss rate = false-alarm rate, each in [0, 1].
+    policies : sequence of str
+        Verification policies to compare.
+    n_schedules : int
+        Schedules per (prior, noise, policy).
+    depth, change_tick : int
+        The chain and when the ambiguous signal arrives.
+    cost : int
+        Steps one verification spends.
+    seed : int
+        Seed of the draws.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (noise, prior, policy), with measured and analytic mean steps and completion rate.
     """
     chain_spec = AmbiguousChain(depth, change_tick)
     n_schedules = require_int("n_schedules", n_schedules, minimum=1)
@@ -166,7 +237,17 @@ def verification_sweep(
 def measured_break_even(sweep: pd.DataFrame, noise: float) -> float:
     """Prior where measured always-verify stops costing more than never-verify (linear interpolation).
 
-    NaN when the two measured curves do not cross over the priors swept.
+    Parameters
+    ----------
+    sweep : pandas.DataFrame
+        A :func:`verification_sweep` table.
+    noise : float
+        The noise level to read.
+
+    Returns
+    -------
+    float
+        NaN when the two measured curves do not cross over the priors swept.
     """
     rows = sweep[sweep["noise"] == noise]
     always = rows[rows["policy"] == "always"].set_index("prior")["mean_steps"]

@@ -31,6 +31,23 @@ def window_surface(
 
     Cells with ``change_tick >= depth`` (the change comes after the plan) or
     ``num_actions > depth`` are left out.
+
+    Parameters
+    ----------
+    depths, change_ticks : sequence of int
+        The surface's axes.
+    models : sequence of str
+        Recovery models (see :data:`~cvlib.core.rules.RECOVERY_MODELS`).
+    num_actions : int
+        Actions in each staged chain.
+    budget_rule : str
+        ``original`` or ``strict``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (model, depth, change tick) with the window
+        (:func:`~cvlib.experiments.windows.budget_window`) and the law's PFW.
     """
     rows = []
     for model in models:

@@ -26,7 +26,7 @@ from cvlib.scenarios.builders import operational_setup
 __all__ = ["OPERATIONAL_CHECKERS", "operational_comparison", "ttl_sweep"]
 
 
-def _geometric_ticks(uniforms, rate: float) -> list[int | None]:
+def _geometric_ticks(uniforms: np.ndarray, rate: float) -> list[int | None]:
     """First tick of a per-tick change probability ``rate``, from shared uniforms (None: never)."""
     if rate <= 0.0:
         return [None] * len(uniforms)
@@ -35,7 +35,7 @@ def _geometric_ticks(uniforms, rate: float) -> list[int | None]:
     return [int(math.floor(math.log1p(-u) / math.log1p(-rate))) for u in uniforms]
 
 
-def _mean_row(results) -> dict:
+def _mean_row(results: Sequence[ExecutorResult]) -> dict[str, Any]:
     n = len(results)
     return {
         "completion_rate": sum(r.completed for r in results) / n,
@@ -46,7 +46,9 @@ def _mean_row(results) -> dict:
     }
 
 
-def ttl_sweep(ttls, rates, n_schedules: int = 200, depth: int = 8, seed: int = 0):
+def ttl_sweep(
+    ttls: Sequence[int | None], rates: Sequence[float], n_schedules: int = 200, depth: int = 8, seed: int = 0
+) -> pd.DataFrame:
     """Time-to-live against the rate of silent change, on a chain resting on one fact.
 
     Each schedule draws when F1 silently changes (per-tick probability
@@ -55,8 +57,25 @@ def ttl_sweep(ttls, rates, n_schedules: int = 200, depth: int = 8, seed: int = 0
     confirmation renews the horizon from the time of the new observation. A
     TTL of None means facts never expire (the executor then never verifies,
     and finds a silent change only when its action fails, like the baseline).
-    One row per (rate, ttl) with mean SCUR, PFW, verifications, steps and
-    completion, plus the baseline's row per rate (``ttl`` = "baseline").
+
+    Parameters
+    ----------
+    ttls : sequence of int or None
+        Time-to-live values to compare.
+    rates : sequence of float
+        Per-tick probabilities of a silent change.
+    n_schedules : int
+        Schedules per (rate, ttl).
+    depth : int
+        Steps in the chain.
+    seed : int
+        Seed of the shared uniforms.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (rate, ttl) with mean SCUR, PFW, verifications, steps and
+        completion, plus the baseline's row per rate (``ttl`` = "baseline").
     """
     n_schedules = require_int("n_schedules", n_schedules, minimum=1)
     depth = require_int("depth", depth, minimum=1)
@@ -87,16 +106,35 @@ def ttl_sweep(ttls, rates, n_schedules: int = 200, depth: int = 8, seed: int = 0
 OPERATIONAL_CHECKERS = ("baseline", "timestamp", "timestamp_laundering", "dependency")
 
 
-def operational_comparison(ttls, depth: int = 8, outage_prob: float = 0.5, n_schedules: int = 200, seed: int = 0):
+def operational_comparison(
+    ttls: Sequence[int], depth: int = 8, outage_prob: float = 0.5, n_schedules: int = 200, seed: int = 0
+) -> pd.DataFrame:
     """Timestamp/TTL-only vs dependency-aware checking on the same outage schedules.
 
     Each schedule takes the database down, with probability ``outage_prob``,
     at a tick drawn uniformly over the run (it stays down). The record count
-    F2 stays *true* throughout: only its usability changes. One row per
-    (checker, ttl): ``baseline`` (no checks), ``timestamp`` (TTL only, honest
-    freshness), ``timestamp_laundering`` (TTL only, but a re-verification
-    that can only read cached evidence counts as fresh) and ``dependency``
-    (TTL plus the health of the resource behind each fact).
+    F2 stays *true* throughout: only its usability changes.
+
+    Parameters
+    ----------
+    ttls : sequence of int
+        Time-to-live values.
+    depth : int
+        Steps in the chain.
+    outage_prob : float
+        Probability that a schedule has an outage.
+    n_schedules : int
+        Schedules per (checker, ttl).
+    seed : int
+        Seed of the draws.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (checker, ttl): ``baseline`` (no checks), ``timestamp``
+        (TTL only, honest freshness), ``timestamp_laundering`` (TTL only, but a
+        re-verification that can only read cached evidence counts as fresh)
+        and ``dependency`` (TTL plus the health of the resource behind each fact).
     """
     outage_prob = require_probability("outage_prob", outage_prob)
     n_schedules = require_int("n_schedules", n_schedules, minimum=1)

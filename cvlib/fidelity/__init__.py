@@ -1,27 +1,44 @@
 """Progressive fidelity: several checked representations per content object, and schedules that choose among them.
 
 A deterministic simulation of the proposal in "Let Old Context Fade": content
-objects with a canonical record, forms rendered from it, a checker that reads
-each form (claims are recorded, never trusted), legality as a predicate over
-current obligations, two dominance relations, six selection schedules, and the
-chapter's Experiments A and B. ``from cvlib import fidelity as fid``.
+objects with a canonical record, forms rendered from it (and a fair
+extractive flat compaction), a checker that reads each form (claims are
+recorded, never trusted), a cost ledger that charges every form for its whole
+lineage, legality as a predicate over current obligations, two dominance
+relations, seven selection schedules (among them a port of Magic Context's
+decay renderer beside the book's own variant), the chapter's Experiments A
+and B, their findings and a sensitivity sweep over every number the book
+chose. ``from cvlib import fidelity as fid``.
+
+Heavy libraries (numpy, pandas, matplotlib) are imported inside the functions
+that use them, so importing this package is light.
 """
 
 from __future__ import annotations
 
 from .checker import CheckResult, check, contradictions, segments, survival_by_dimension
-from .costs import Ledger, first_divergence_tokens, generation_cost
+from .costs import TokenLedger, first_divergence_tokens, generation_cost, lineage, set_generation_cost
 from .experiments import (
     CONDITIONS,
+    TRAJECTORY_PARAMETERS,
+    cascade_dominance,
+    decay_trace,
     experiment_a,
     experiment_b,
+    first_edition_generation_cost,
     nominal_order_failures,
-    outcomes_that_count,
+    object_forms,
+    representation_sweep,
     representation_table,
     requirements,
     run_experiment_b,
+    sweep_a,
     sweep_b,
 )
+from .extractive import render_compact
+from . import figures, numbers
+from .findings import findings_a, findings_b, outcomes_that_count
+from .knapsack import mckp
 from .legality import (
     OperatingPoint,
     comparable,
@@ -35,6 +52,7 @@ from .legality import (
     preserves_at_least,
     violated,
 )
+from .params import CHOICES, Choice, book_choices, choice, choices_table, default
 from .records import (
     STATUS_WORDS,
     Check,
@@ -53,12 +71,17 @@ from .records import (
     Status,
     Trajectory,
 )
-from .render import LADDER, REPRESENTATIONS, Representation, cascade, count_tokens, render, render_all
-from .runner import FAILURE_CLASSES, ProbeResult, ScheduleRun, TurnRecord, reproducible, run_schedule, snapshot, stored_forms
+from .cascade import cascade
+from .render import LADDER, LINEAGE, REPRESENTATIONS, Representation, count_tokens, render, render_all
+from .runner import FAILURE_CLASSES, FormStore, ProbeResult, ScheduleRun, TurnRecord, reproducible, run_schedule, snapshot, stored_forms
 from .schedules import (
     MAGIC_BOUNDARIES,
     POLICIES,
+    POLICY_PARAMETERS,
+    STORED,
+    TIER_FORMS,
     AgeOnly,
+    BookDecay,
     FullWhileFeasible,
     MagicContextDecay,
     ObligationAware,
@@ -69,29 +92,9 @@ from .schedules import (
     half_life,
     magic_tier,
     make_policy,
-    mckp,
 )
+from .sensitivity import sensitivity_a, sensitivity_b, survival
+from .tables import CONDITION_LABELS, FORM_LABELS, POLICY_LABELS, TableView, label, table
 from .trajectories import FIXTURES, fixture, four_quadrants_fixture, generate_trajectory, make_object, migration_fixture
-
-#: Colours for the six schedules (Okabe-Ito, colour-blind-safe); the baseline and
-#: obligation-aware schedules reuse the book's baseline and validity-aware colours.
-POLICY_COLOURS: dict[str, str] = {
-    "full_while_feasible": "#D55E00",
-    "age_only": "#E69F00",
-    "pressure_only": "#CC79A7",
-    "obligation_aware": "#0072B2",
-    "magic_context_decay": "#009E73",
-    "oracle": "#000000",
-}
-
-#: Colours for Experiment A's conditions.
-CONDITION_COLOURS: dict[str, str] = {
-    "raw": "#999999",
-    "flat_compaction": "#D55E00",
-    "tiered_from_source": "#0072B2",
-    "tiered_cascaded": "#56B4E9",
-    "all_forms": "#009E73",
-    "oracle": "#000000",
-}
 
 __all__ = sorted(n for n in dir() if not n.startswith("_") and n != "annotations")

@@ -111,7 +111,16 @@ def element_level(obj: ContentObject, key: str, segs: Sequence[str], text: str) 
 
 
 def check(rep: Representation, obj: ContentObject) -> CheckResult:
-    """Read ``rep.text`` against ``obj``'s record and return the checked preservation vector."""
+    """Read ``rep.text`` against ``obj``'s record and return the checked preservation vector.
+
+    Pure and cached: a representation and a record are frozen values, so the
+    same pair is read once however many experiments ask.
+    """
+    return _check(rep, obj)
+
+
+@lru_cache(maxsize=16384)
+def _check(rep: Representation, obj: ContentObject) -> CheckResult:
     segs = segments(rep.text)
     vector: set[Check] = set()
     for e in obj.elements():

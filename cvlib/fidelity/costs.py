@@ -1,14 +1,19 @@
-"""Active resident tokens versus total management cost, kept apart.
+"""Active resident tokens versus total management cost, kept apart, and a ledger that charges lineage.
 
 Resident tokens are what the chosen forms occupy in each invocation's input.
 Management cost is everything else a multi-representation design spends, each
 line separately:
 
 generation
-    A (simulated) model call per model-made form: it reads the source and
-    writes the form, so it costs ``source_tokens + tokens``. The full text is
-    the source (no call) and the anchor is a deterministic view of the record
-    (no extra call once the record exists).
+    Every form is charged for everything it was made from. A model call reads
+    its input and writes the form (``input + output`` tokens); a view is a
+    deterministic rendering of another form (no call of its own); the full
+    text is the source (free). A derived form's cost is the production of
+    every form in its lineage, each intermediate once per object: a record
+    cascaded from the dense rewrite costs the dense rewrite's production plus
+    its own call, and an anchor viewed from that record costs both. A *set*
+    of forms is charged the union of its lineages, so an intermediate shared
+    by two forms is paid once (:func:`set_generation_cost`).
 validation
     The checker reads every form it validates once (its tokens). Schedules
     that never consult the checker pay nothing here, and get no legality.
@@ -24,18 +29,23 @@ regeneration
     Tokens of representations regenerated after first generation. None of
     our schedules regenerates (selection never silently regenerates), so the
     line is zero; it is kept so a regenerate-every-turn variant would show.
+
+The first edition charged a cascaded record only its own call (reading the
+dense rewrite, not producing it) and a cascaded anchor the *source* record's
+cost; :func:`generation_cost` replaces both.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from cvlib.core.errors import ParameterError
 from .render import Representation
 
 
 @dataclass(frozen=True, slots=True)
-class Ledger:
+class TokenLedger:
     """One schedule's costs over one trajectory, in tokens (storage in token-turns)."""
 
     resident_tokens: int
@@ -51,18 +61,78 @@ class Ledger:
         return self.generation_tokens + self.validation_tokens + self.switching_tokens + self.regeneration_tokens
 
 
-def generation_cost(rep: Representation, forms: Mapping[str, Representation]) -> int:
-    """Stand-alone generation cost of one form: a model call reads its input and writes the form.
+def lineage(name: str, forms: Mapping[str, Representation]) -> frozenset[str]:
+    """``name`` and every form it was made from, transitively.
 
-    A view costs what the record it is a view of costs, since it cannot exist
-    without it.
+    Parameters
+    ----------
+    name:
+        A key of ``forms``.
+    forms:
+        One object's forms by name; every parent named in a lineage must be
+        present (a form cannot be charged for an intermediate nobody made).
+
+    Returns
+    -------
+    frozenset of str
+        The names of ``name`` and all its ancestors.
     """
-    if rep.mechanism == "source":
-        return 0
-    if rep.mechanism == "model":
-        return rep.source_tokens + rep.tokens
-    base = forms.get("record")
-    return generation_cost(base, forms) if base is not None else 0
+    seen: set[str] = set()
+    stack = [name]
+    while stack:
+        n = stack.pop()
+        if n in seen:
+            continue
+        if n not in forms:
+            raise ParameterError(f"form {n!r} is in a lineage but was not produced; have {sorted(forms)}")
+        seen.add(n)
+        stack.extend(forms[n].parents)
+    return frozenset(seen)
+
+
+def set_generation_cost(names: Iterable[str], forms: Mapping[str, Representation]) -> int:
+    """Generation tokens of storing every form in ``names`` for one object.
+
+    The union of their lineages is produced, each form once: a shared
+    intermediate (the dense rewrite under a cascaded record) is paid once,
+    and nothing that was produced is left unpaid.
+
+    Parameters
+    ----------
+    names:
+        Forms the condition or schedule keeps.
+    forms:
+        That object's forms by name (ancestors included).
+
+    Returns
+    -------
+    int
+        Sum of :attr:`~cvlib.fidelity.render.Representation.production_tokens` over the union of lineages.
+    """
+    needed: set[str] = set()
+    for n in names:
+        needed |= lineage(n, forms)
+    return sum(forms[n].production_tokens for n in sorted(needed))
+
+
+def generation_cost(rep: Representation, forms: Mapping[str, Representation]) -> int:
+    """Stand-alone generation cost of one form: its own production and that of every form it was made from.
+
+    Parameters
+    ----------
+    rep:
+        The form to charge.
+    forms:
+        Its object's forms by name, its ancestors included.
+
+    Returns
+    -------
+    int
+        Tokens; 0 for the source.
+    """
+    merged = dict(forms)
+    merged[rep.name] = rep
+    return set_generation_cost([rep.name], merged)
 
 
 def first_divergence_tokens(
@@ -79,4 +149,3 @@ def first_divergence_tokens(
         if p != c:
             return sum(tokens[x] for x in current[i:])
     return 0
-

@@ -9,16 +9,27 @@ another unless asked (see :func:`cascade`):
     A rewrite without narrative, one short sentence per element; it drops
     provenance.
 ``summary``
-    An independently written prose summary, the "one flat compaction": it keeps
-    the story's shape and loses on purpose (values, most identifiers, the force
-    of a prohibition, reasons, provenance, relations), swaps two status words
-    and may invent a version. Its producer's claim overstates what it keeps.
+    A lossy prose summary written to lose, kept as an *illustration* of the
+    chapter's failing compactor (it is not the flat-compaction baseline): it
+    keeps the story's shape and loses on purpose (values, most identifiers,
+    the force of a prohibition, reasons, provenance, relations), swaps two
+    status words and may invent a version. Its producer's claim overstates
+    what it keeps.
 ``record``
     A compact structured record, one line per element; it keeps exact fields,
     identifiers, force, statuses and provenance, and captures rationale and
     relations poorly (subject only).
 ``anchor``
     One line of verified identity: title, identifiers and what is constrained.
+
+A sixth form, ``compact``, is the fair flat-compaction baseline: an extractive
+compactor that keeps the full text's most informative sentences up to a target
+size (:mod:`cvlib.fidelity.extractive`).
+
+Every form records its *lineage*: the forms it was made from (``parents``) and
+how (``mechanism``: the source itself, a model call, or a deterministic view
+of another form). The cost ledger (:mod:`cvlib.fidelity.costs`) charges a form
+for producing every form in its lineage, once per object.
 
 Every form carries the producer's *claimed* preservation vector. The claim is
 recorded and never trusted: :mod:`cvlib.fidelity.checker` reads the text.
@@ -43,16 +54,21 @@ REPRESENTATIONS: tuple[str, ...] = ("full", "dense", "summary", "record", "ancho
 #: The four views of the chapter's viewer scene, as a ladder for label-driven schedules.
 LADDER: tuple[str, ...] = ("full", "dense", "record", "anchor")
 
-#: How each form is produced, from the source as is, by a (simulated) model call, or as a view of the record.
-MECHANISM: dict[str, str] = {
-    "full": "source",
-    "dense": "model",
-    "summary": "model",
-    "record": "model",
-    "anchor": "view",
-    "record_cascaded": "model",
-    "anchor_cascaded": "view",
+#: How each form is produced and from which forms (the source as is, a simulated model call that
+#: reads its parent and writes the form, or a deterministic view of its parent with no model call).
+LINEAGE: dict[str, tuple[str, tuple[str, ...]]] = {
+    "full": ("source", ()),
+    "dense": ("model", ("full",)),
+    "summary": ("model", ("full",)),
+    "record": ("model", ("full",)),
+    "anchor": ("view", ("record",)),
+    "compact": ("model", ("full",)),
+    "record_cascaded": ("model", ("dense",)),
+    "anchor_cascaded": ("view", ("record_cascaded",)),
 }
+
+#: How each form is produced (the first half of :data:`LINEAGE`).
+MECHANISM: dict[str, str] = {name: mech for name, (mech, _) in LINEAGE.items()}
 
 _TOKEN_RE = re.compile(r"\w+|[^\w\s]")
 
@@ -74,7 +90,9 @@ class Representation:
     """One stored form of one content object.
 
     ``claimed`` is what its producer says it preserves; it is evidence to be
-    checked, never a legality input.
+    checked, never a legality input. ``source_tokens`` is what its producer
+    read (0 for the source itself and for views, which call no model);
+    ``parents`` names the forms it was made from.
     """
 
     object_id: str
@@ -83,7 +101,13 @@ class Representation:
     tokens: int
     claimed: frozenset[Check]
     mechanism: str
-    source_tokens: int  # tokens of the input the producer read (0 for the source itself)
+    source_tokens: int
+    parents: tuple[str, ...] = ()
+
+    @property
+    def production_tokens(self) -> int:
+        """Tokens spent making this form from its parents alone (a model call reads its input and writes the form)."""
+        return self.source_tokens + self.tokens if self.mechanism == "model" else 0
 
 
 def _cap(s: str) -> str:
@@ -218,31 +242,11 @@ def render(obj: ContentObject, name: str) -> Representation:
     if name not in _RENDERERS:
         raise ParameterError(f"unknown representation {name!r}; expected one of {REPRESENTATIONS}")
     text = _RENDERERS[name](obj)
-    src = 0 if name == "full" else count_tokens(render_full(obj))
-    return Representation(obj.object_id, name, text, count_tokens(text), _claims(obj, name), MECHANISM[name], src)
+    mech, parents = LINEAGE[name]
+    src = count_tokens(render_full(obj)) if mech == "model" else 0
+    return Representation(obj.object_id, name, text, count_tokens(text), _claims(obj, name), mech, src, parents)
 
 
 def render_all(obj: ContentObject) -> dict[str, Representation]:
     """Every form of ``obj``, keyed by name, in :data:`REPRESENTATIONS` order."""
     return {n: render(obj, n) for n in REPRESENTATIONS}
-
-
-def cascade(obj: ContentObject) -> dict[str, Representation]:
-    """Record and anchor generated each from its predecessor, not from the source.
-
-    The cascade is full -> dense -> record -> anchor: each successor is
-    rendered from a record restricted to the elements the checker found
-    EXACT in its predecessor, so losses compound. Claims are the producer's
-    usual claims for that form (it does not know what its input lost).
-    """
-    from .checker import check  # local import: the checker does not depend on rendering
-
-    dense = render(obj, "dense")
-    kept = frozenset(k for k, lv in check(dense, obj).vector if lv == int(Floor.EXACT))
-    rec_obj = obj.restricted(kept)
-    rec_text = render_record(rec_obj)
-    rec = Representation(obj.object_id, "record_cascaded", rec_text, count_tokens(rec_text), _claims(obj, "record"), "model", dense.tokens)
-    kept2 = frozenset(k for k, lv in check(rec, obj).vector if lv == int(Floor.EXACT))
-    anc_text = render_anchor(rec_obj.restricted(kept2 | {k for k in kept if k.startswith("constraint:")}))
-    anc = Representation(obj.object_id, "anchor_cascaded", anc_text, count_tokens(anc_text), _claims(obj, "anchor"), "view", 0)
-    return {"dense": dense, "record_cascaded": rec, "anchor_cascaded": anc}

@@ -1,7 +1,7 @@
 """Run one schedule over one trajectory and score it against the hidden probes.
 
 Every form of every object is rendered and checked once, before any schedule
-runs; every schedule then receives identical snapshots. Each turn records the
+runs (:func:`stored_forms`); every schedule then receives identical snapshots. Each turn records the
 desired choice, the applied choice (and why they differ), the budget, the
 resident tokens, infeasibility, legality violations and probe outcomes.
 
@@ -21,14 +21,16 @@ timing
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
+from functools import lru_cache
 
 from .checker import check
-from .costs import Ledger, first_divergence_tokens
-from .legality import is_legal
+from .costs import TokenLedger, first_divergence_tokens, set_generation_cost
+from .extractive import render_compact
+from .params import default
 from .records import Trajectory
-from .render import MECHANISM, REPRESENTATIONS, render_all
-from .schedules import ObjectState, Policy, RepOption, Snapshot
+from .render import Representation, render_all
+from .schedules import STORED, ObjectState, Policy, RepOption, Snapshot
 
 #: Why a probe can fail, in the order they are assigned (a failed probe may have several).
 FAILURE_CLASSES: tuple[str, ...] = ("representation", "legality", "selection", "timing")
@@ -36,9 +38,12 @@ FAILURE_CLASSES: tuple[str, ...] = ("representation", "legality", "selection", "
 
 @dataclass(frozen=True, slots=True)
 class ProbeResult:
-    """One hidden probe's outcome under one schedule, with its failure classes (empty when it passed)."""
+    """One hidden probe at one turn: whether the resident form passed it, and if not, why.
 
-    """One hidden probe at one turn: whether the resident form passed it, and if not, why."""
+    ``declared`` says whether an obligation announced the need beforehand;
+    ``infeasible`` whether the turn's applied forms exceeded its budget (every
+    probe on such a turn fails).
+    """
 
     turn: int
     object_id: str
@@ -46,12 +51,11 @@ class ProbeResult:
     form: str
     classes: tuple[str, ...]
     declared: bool
+    infeasible: bool = False
 
 
 @dataclass(frozen=True, slots=True)
 class TurnRecord:
-    """One turn of one schedule: desired and applied forms, why they differ, tokens, feasibility, legality."""
-
     """What one turn of a schedule did: forms wanted, applied and delayed, tokens resident, moves made."""
 
     turn: int
@@ -68,16 +72,14 @@ class TurnRecord:
 
 @dataclass(frozen=True, slots=True)
 class ScheduleRun:
-    """One schedule over one trajectory: the turn trace, probe outcomes, cost ledger and the snapshots it saw."""
-
-    """One schedule run over one trajectory: every turn, every probe result and the cost ledger."""
+    """One schedule run over one trajectory: every turn, every probe result, the cost ledger and the snapshots seen."""
 
     policy: str
     policy_version: str
     trajectory: str
     turns: tuple[TurnRecord, ...]
     probes: tuple[ProbeResult, ...]
-    ledger: Ledger
+    ledger: TokenLedger
     snapshots: tuple[Snapshot, ...]
 
     @property
@@ -86,60 +88,149 @@ class ScheduleRun:
         return sum(not p.passed for p in self.probes)
 
 
-def stored_forms(traj: Trajectory) -> dict[str, tuple[RepOption, ...]]:
-    """Every form of every object, rendered and checked once (identical input for every schedule)."""
-    out = {}
+@dataclass(frozen=True, eq=False)
+class FormStore:
+    """Every stored form of every object of one trajectory, rendered and checked once.
+
+    ``reps`` keeps the representations (text, lineage, production cost) for
+    the ledger; ``options`` is what schedules see. ``compact_ratio`` is the
+    target size of the flat compaction. Stores compare by identity (one
+    store per trajectory and ratio, cached).
+    """
+
+    compact_ratio: float
+    reps: dict[str, dict[str, Representation]] = field(repr=False)
+    options: dict[str, tuple[RepOption, ...]] = field(repr=False)
+
+
+def stored_forms(traj: Trajectory, compact_ratio: float | None = None) -> FormStore:
+    """Render and check every form in :data:`~cvlib.fidelity.schedules.STORED` for every object, once.
+
+    Parameters
+    ----------
+    traj:
+        The trajectory whose objects are rendered.
+    compact_ratio:
+        Target size of the flat compaction as a share of the full text
+        (default: the book's ``compact_ratio``).
+
+    Returns
+    -------
+    FormStore
+        Identical input for every schedule. Stores are cached per
+        (trajectory, ratio): a trajectory is frozen, and so is its store.
+    """
+    ratio = float(default("compact_ratio") if compact_ratio is None else compact_ratio)  # type: ignore[arg-type]
+    return _stored_forms(traj, ratio)
+
+
+@lru_cache(maxsize=64)
+def _stored_forms(traj: Trajectory, ratio: float) -> FormStore:
+    reps: dict[str, dict[str, Representation]] = {}
+    options: dict[str, tuple[RepOption, ...]] = {}
     for o in traj.objects:
-        reps = render_all(o)
-        out[o.object_id] = tuple(
-            RepOption(n, reps[n].tokens, check(reps[n], o).vector, reps[n].claimed) for n in REPRESENTATIONS
+        made = dict(render_all(o))
+        made["compact"] = render_compact(o, ratio)
+        reps[o.object_id] = made
+        options[o.object_id] = tuple(
+            RepOption(n, made[n].tokens, check(made[n], o).vector, made[n].claimed) for n in STORED
         )
-    return out
+    return FormStore(ratio, reps, options)
+
+
+@lru_cache(maxsize=64)
+def _static_states(traj: Trajectory, store: FormStore) -> tuple[tuple[ObjectState, ...], ...]:
+    """Per turn, every admitted object's state before any schedule acted (no active form yet)."""
+    out = []
+    for turn in range(traj.n_turns):
+        objs = []
+        for o in traj.admitted(turn):
+            obl = traj.obligations_at(turn, o.object_id)
+            need = frozenset(ob.check for ob in obl)  # legal: passes every applicable obligation (cf. legality.is_legal)
+            opts = store.options[o.object_id]
+            objs.append(
+                ObjectState(
+                    object_id=o.object_id,
+                    age=turn - traj.admission_turn(o.object_id),
+                    importance=o.importance,
+                    options=opts,
+                    legal=tuple(x.name for x in opts if need <= x.checks),
+                    obligations=obl,
+                    active=None,
+                    last_changed=None,
+                    related=o.object_id in traj.task_related[turn],
+                )
+            )
+        out.append(tuple(objs))
+    return tuple(out)
 
 
 def snapshot(
     traj: Trajectory,
     turn: int,
-    forms: dict[str, tuple[RepOption, ...]],
+    store: FormStore,
     active: dict[str, str],
     last_changed: dict[str, int],
+    carried: tuple[tuple[str, int], ...] = (),
 ) -> Snapshot:
-    """What any schedule may know at ``turn``: never the probes."""
-    objs = []
-    for o in traj.admitted(turn):
-        obl = traj.obligations_at(turn, o.object_id)
-        opts = forms[o.object_id]
-        objs.append(
-            ObjectState(
-                object_id=o.object_id,
-                age=turn - traj.admission_turn(o.object_id),
-                importance=o.importance,
-                options=opts,
-                legal=tuple(x.name for x in opts if is_legal(x.checks, obl)),
-                obligations=obl,
-                active=active.get(o.object_id),
-                last_changed=last_changed.get(o.object_id),
-                related=o.object_id in traj.task_related[turn],
-            )
-        )
-    return Snapshot(turn, traj.budget[turn], tuple(objs))
+    """What any schedule may know at ``turn``: never the probes.
+
+    Parameters
+    ----------
+    traj:
+        The trajectory.
+    turn:
+        The turn, from 0.
+    store:
+        Its stored forms.
+    active, last_changed:
+        Each object's resident form and the turn it last changed (absent: none yet).
+    carried:
+        What the schedule carried over from the previous turn.
+
+    Returns
+    -------
+    Snapshot
+    """
+    objs = tuple(
+        replace(st, active=active[st.object_id], last_changed=last_changed.get(st.object_id)) if st.object_id in active else st
+        for st in _static_states(traj, store)[turn]
+    )
+    return Snapshot(turn, traj.budget[turn], objs, carried)
 
 
-def run_schedule(traj: Trajectory, policy: Policy, forms: dict[str, tuple[RepOption, ...]] | None = None) -> ScheduleRun:
-    """Run ``policy`` over ``traj`` turn by turn; see the module docstring for what is recorded."""
-    forms = stored_forms(traj) if forms is None else forms
+def run_schedule(traj: Trajectory, policy: Policy, store: FormStore | None = None) -> ScheduleRun:
+    """Run ``policy`` over ``traj`` turn by turn; see the module docstring for what is recorded.
+
+    Parameters
+    ----------
+    traj:
+        The frozen trajectory.
+    policy:
+        The schedule.
+    store:
+        The stored forms (default: :func:`stored_forms` with the book's
+        compaction ratio); pass one store to every schedule compared.
+
+    Returns
+    -------
+    ScheduleRun
+    """
+    store = stored_forms(traj) if store is None else store
     active: dict[str, str] = {}
     last_changed: dict[str, int] = {}
+    carried: tuple[tuple[str, int], ...] = ()
     turns, probes, snaps = [], [], []
     prev_prompt: list[tuple[str, str]] = []
     switching = 0
     storage = 0
     compacted_at: dict[str, int] = {}
     for t in range(traj.n_turns):
-        snap = snapshot(traj, t, forms, active, last_changed)
+        snap = snapshot(traj, t, store, active, last_changed, carried)
         snaps.append(snap)
         desired = policy.choose(snap)
         applied, why = policy.apply(snap, desired)
+        carried = policy.carry(snap, applied)
         by_id = {o.object_id: o for o in snap.objects}
         tokens = sum(by_id[k].option(v).tokens for k, v in applied.items())
         infeasible = tokens > snap.budget
@@ -160,9 +251,7 @@ def run_schedule(traj: Trajectory, policy: Policy, forms: dict[str, tuple[RepOpt
             if not passed:
                 if (need & cur.claimed) - cur.checks:
                     classes.append("representation")
-                covering = [
-                    ob for ob in o.obligations if any(ob.key == k and ob.floor >= lv for k, lv in need)
-                ]
+                covering = [ob for ob in o.obligations if any(ob.key == k and ob.floor >= lv for k, lv in need)]
                 if any(ob.check not in cur.checks for ob in covering):
                     classes.append("legality")
                 else:
@@ -172,19 +261,16 @@ def run_schedule(traj: Trajectory, policy: Policy, forms: dict[str, tuple[RepOpt
                 want = desired[p.object_id]
                 if want != applied[p.object_id] and need <= o.option(want).checks:
                     classes.append("timing")
-            probes.append(ProbeResult(t, p.object_id, passed, cur.name, tuple(classes), p.declared))
+            probes.append(ProbeResult(t, p.object_id, passed, cur.name, tuple(classes), p.declared, infeasible))
         prompt = [(o.object_id, applied[o.object_id]) for o in snap.objects]
         tok = {(o.object_id, n.name): n.tokens for o in snap.objects for n in o.options}
         switching += first_divergence_tokens(prev_prompt, prompt, tok)
         prev_prompt = prompt
         for k, v in applied.items():
-            if v == "summary" and k not in compacted_at:
+            if v == "compact" and k not in compacted_at:
                 compacted_at[k] = t
         for o in snap.objects:
-            stored = [x for x in o.options if x.name in policy.forms]
-            if policy.name == "full_while_feasible":
-                stored = [x for x in stored if x.name == "full" or o.object_id in compacted_at]
-            storage += sum(x.tokens for x in stored)
+            storage += sum(store.reps[o.object_id][n].tokens for n in _kept(policy, o.object_id, compacted_at))
         turns.append(
             TurnRecord(
                 t,
@@ -203,22 +289,16 @@ def run_schedule(traj: Trajectory, policy: Policy, forms: dict[str, tuple[RepOpt
             if active.get(k) != v:
                 last_changed[k] = t
             active[k] = v
-    # generation: every model-made form the schedule uses, once per object it was made for
-    gen = 0
+    # generation: the union of the lineages of every form the schedule keeps, once per admitted object
+    gen = val = 0
     for o in traj.objects:
         if traj.admission_turn(o.object_id) >= traj.n_turns:
             continue
-        for x in forms[o.object_id]:
-            if x.name not in policy.forms or MECHANISM[x.name] != "model":
-                continue
-            if policy.name == "full_while_feasible" and o.object_id not in compacted_at:
-                continue
-            full = next(y for y in forms[o.object_id] if y.name == "full").tokens
-            gen += full + x.tokens
-    val = 0
-    if policy.validates:
-        val = sum(x.tokens for o in traj.objects for x in forms[o.object_id] if x.name in policy.forms)
-    ledger = Ledger(
+        kept = _kept(policy, o.object_id, compacted_at)
+        gen += set_generation_cost(kept, store.reps[o.object_id])
+        if policy.validates:
+            val += sum(store.reps[o.object_id][n].tokens for n in kept)
+    ledger = TokenLedger(
         resident_tokens=sum(r.resident_tokens for r in turns),
         generation_tokens=gen,
         validation_tokens=val,
@@ -227,6 +307,13 @@ def run_schedule(traj: Trajectory, policy: Policy, forms: dict[str, tuple[RepOpt
         storage_token_turns=storage,
     )
     return ScheduleRun(policy.name, policy.version, traj.name, tuple(turns), tuple(probes), ledger, tuple(snaps))
+
+
+def _kept(policy: Policy, object_id: str, compacted_at: dict[str, int]) -> tuple[str, ...]:
+    """Forms a schedule keeps for one object: its own forms (the flat compactor makes its compaction only when it fires)."""
+    if policy.name == "full_while_feasible":
+        return tuple(n for n in policy.forms if n == "full" or object_id in compacted_at)
+    return tuple(policy.forms)
 
 
 def reproducible(policy: Policy, run: ScheduleRun) -> bool:

@@ -3,13 +3,21 @@
 Every schedule sees the same :class:`Snapshot`: the turn, the budget, and for
 each admitted object its stored forms (tokens, checked vector, claim), which
 forms are legal now, its age, importance, active form and declared task
-relation. Only the oracle is built with the hidden probes. A schedule is a
-pure function of the snapshot (``choose`` gives the desired choice, ``apply``
-what is actually rendered), so the same snapshot and policy version always
-give the same choice.
+relation, plus whatever the schedule itself carried over from the previous
+turn (``Snapshot.carried``; only Magic Context's port uses it, to
+remember its last fold). Only the oracle is built with the hidden probes. A
+schedule is a pure function of the snapshot (``choose`` gives the desired
+choice, ``apply`` what is actually rendered), so the same snapshot and policy
+version always give the same choice.
 
-When a schedule's applied forms exceed the turn's budget the turn is recorded
-infeasible; nothing grants it more budget.
+Each schedule chooses only among its own ``forms``: the tiered schedules
+among the four views (full, dense, record, anchor), the flat compactor
+between the full text and its one extractive compaction, the oracle among
+every stored form. When a schedule's applied forms exceed the turn's budget
+the turn is recorded infeasible; nothing grants it more budget.
+
+Every number a schedule uses by default is a named choice in
+:mod:`cvlib.fidelity.params`, marked with who chose it.
 """
 
 from __future__ import annotations
@@ -19,15 +27,22 @@ from bisect import bisect_right
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-import numpy as np
-
 from cvlib.core.errors import ParameterError
+from . import magic_context as mc
+from .knapsack import mckp
+from .params import default
 from .records import Check, Obligation, Probe
-from .render import LADDER, REPRESENTATIONS
+from .render import LADDER
+
+#: The forms every trajectory stores for Experiment B (the four views and the flat compaction).
+STORED: tuple[str, ...] = ("full", "dense", "record", "anchor", "compact")
 
 #: Magic Context's tier boundaries on z = age / half-life; z at or past the last means archived.
-MAGIC_BOUNDARIES: tuple[float, ...] = (0.201, 0.729, 1.322, 2.587)
+MAGIC_BOUNDARIES: tuple[float, ...] = mc.BOUNDARIES
 ARCHIVED_TIER = len(MAGIC_BOUNDARIES)
+
+#: The form each Magic Context tier renders as (P1-P4 the four views, P5 or archived the anchor).
+TIER_FORMS: tuple[str, ...] = ("full", "dense", "record", "anchor", "anchor")
 
 #: The schedules compared, by name (what :func:`make_policy` accepts).
 POLICIES: tuple[str, ...] = (
@@ -36,14 +51,13 @@ POLICIES: tuple[str, ...] = (
     "pressure_only",
     "obligation_aware",
     "magic_context_decay",
+    "book_decay",
     "oracle",
 )
 
 
 @dataclass(frozen=True, slots=True)
 class RepOption:
-    """One stored form as a schedule sees it: its tokens, checked vector and (untrusted) claim."""
-
     """One stored form of an object as a schedule sees it: its size in tokens and the checks it passes.
 
     ``checks`` are what the independent checker found; ``claimed`` is what the
@@ -58,9 +72,11 @@ class RepOption:
 
 @dataclass(frozen=True, slots=True)
 class ObjectState:
-    """One admitted object at one turn: its forms, which are legal now, age, importance, active form, task relation."""
+    """Everything a schedule may know about one admitted object at the current turn.
 
-    """Everything a schedule may know about one admitted object at the current turn."""
+    ``age`` is turns since admission; ``legal`` names the stored forms whose
+    checked vector satisfies every obligation that applies now.
+    """
 
     object_id: str
     age: int
@@ -79,14 +95,24 @@ class ObjectState:
                 return o
         raise ParameterError(f"object {self.object_id!r} has no stored form {name!r}")
 
+    def admitted_at(self, turn: int) -> int:
+        """The turn this object was admitted, seen from ``turn``."""
+        return turn - self.age
+
 
 @dataclass(frozen=True, slots=True)
 class Snapshot:
-    """Everything a schedule may know at one turn (never the hidden probes)."""
+    """Everything a schedule may know at one turn (never the hidden probes).
+
+    ``objects`` are in admission order, oldest first (ties by id), so the
+    last one is the newest. ``carried`` is the schedule's own memory from the
+    previous turn, as ``(key, value)`` pairs.
+    """
 
     turn: int
     budget: int
     objects: tuple[ObjectState, ...]
+    carried: tuple[tuple[str, int], ...] = ()
 
     @property
     def pressure(self) -> float:
@@ -98,49 +124,6 @@ class Snapshot:
 Choice = dict[str, str]
 
 
-# --- exact multiple-choice knapsack ----------------------------------------------------------
-
-
-def mckp(costs: Sequence[Sequence[int]], values: Sequence[Sequence[int]], budget: int) -> tuple[int, ...] | None:
-    """Exact multiple-choice knapsack by dynamic programming over integer costs.
-
-    Pick one option per group to maximise total value with total cost at most
-    ``budget``. Ties go to the smaller total cost, then to earlier options.
-    Returns the option index per group, or None when even the cheapest
-    options exceed the budget.
-    """
-    if budget < 0:
-        raise ParameterError(f"budget must be >= 0 tokens, got {budget}")
-    if any(len(c) != len(v) or not c for c, v in zip(costs, values)) or len(costs) != len(values):
-        raise ParameterError("mckp needs one non-empty cost list and one value list of equal length per group")
-    if sum(min(c) for c in costs) > budget:
-        return None
-    cap = min(budget, sum(max(c) for c in costs))
-    neg = np.iinfo(np.int64).min // 4
-    best = np.full(cap + 1, neg, dtype=np.int64)
-    best[0] = 0
-    arg = np.zeros((len(costs), cap + 1), dtype=np.int16)
-    for g, (cs, vs) in enumerate(zip(costs, values)):
-        new = np.full(cap + 1, neg, dtype=np.int64)
-        for k, (c, v) in enumerate(zip(cs, vs)):
-            if c > cap:
-                continue
-            cand = np.full(cap + 1, neg, dtype=np.int64)
-            cand[c:] = best[: cap + 1 - c] + int(v)
-            better = cand > new
-            new[better] = cand[better]
-            arg[g, better] = k
-        best = new
-    top = best.max()
-    b = int(np.argmax(best == top))
-    picks = [0] * len(costs)
-    for g in range(len(costs) - 1, -1, -1):
-        k = int(arg[g, b])
-        picks[g] = k
-        b -= costs[g][k]
-    return tuple(picks)
-
-
 # --- policies --------------------------------------------------------------------------------
 
 
@@ -149,9 +132,9 @@ class Policy:
     """Base: desired choice equals applied choice unless a subclass delays application."""
 
     name: str = "policy"
-    version: str = "1"
-    #: the forms this schedule uses (for generation and storage accounting)
-    forms: tuple[str, ...] = REPRESENTATIONS
+    version: str = "2"
+    #: the forms this schedule chooses among (and pays to generate and store)
+    forms: tuple[str, ...] = LADDER
     #: whether the schedule pays to read forms with the checker
     validates: bool = False
 
@@ -163,32 +146,41 @@ class Policy:
         """What is rendered, and for each object where it differs from desired, why."""
         return dict(desired), {}
 
+    def carry(self, snap: Snapshot, applied: Choice) -> tuple[tuple[str, int], ...]:
+        """What this schedule remembers into the next turn's snapshot (nothing, by default)."""
+        return ()
 
-def _cheapest_legal(o: ObjectState) -> str:
-    legal = [x for x in o.options if x.name in o.legal]
-    return min(legal, key=lambda x: (x.tokens, REPRESENTATIONS.index(x.name))).name
+    def own(self, o: ObjectState) -> list[RepOption]:
+        """The stored forms of ``o`` this schedule chooses among."""
+        return [x for x in o.options if x.name in self.forms]
+
+
+def _cheapest_legal(o: ObjectState, forms: Sequence[str]) -> str:
+    legal = [x for x in o.options if x.name in o.legal and x.name in forms] or [o.option("full")]
+    return min(legal, key=lambda x: (x.tokens, list(forms).index(x.name) if x.name in forms else 0)).name
 
 
 @dataclass(frozen=True, slots=True)
 class FullWhileFeasible(Policy):
-    """Full text until it does not fit; then a one-shot compactor replaces older objects with the prose summary.
+    """Full text until it does not fit; then a one-shot compactor replaces older objects with its compaction.
 
-    Compaction is sticky: the summary replaced the history, so a compacted
-    object is never promoted back. Objects younger than ``keep_recent`` turns
-    are not compacted.
+    The compaction is the fair extractive one (:mod:`cvlib.fidelity.extractive`)
+    at the trajectory's ``compact_ratio``. Compaction is sticky: the summary
+    replaced the history, so a compacted object is never promoted back.
+    Objects younger than ``keep_recent`` turns are not compacted.
     """
 
     name: str = "full_while_feasible"
-    forms: tuple[str, ...] = ("full", "summary")
-    keep_recent: int = 1
+    forms: tuple[str, ...] = ("full", "compact")
+    keep_recent: int = default("keep_recent")  # type: ignore[assignment]
 
     def choose(self, snap: Snapshot) -> Choice:
-        """Full text, or the summary once compacted; compaction fires when full text does not fit."""
-        d = {o.object_id: ("summary" if o.active == "summary" else "full") for o in snap.objects}
+        """Full text, or the compaction once compacted; compaction fires when full text does not fit."""
+        d = {o.object_id: ("compact" if o.active == "compact" else "full") for o in snap.objects}
         if sum(o.option(d[o.object_id]).tokens for o in snap.objects) > snap.budget:
             for o in snap.objects:
                 if o.age >= self.keep_recent:
-                    d[o.object_id] = "summary"
+                    d[o.object_id] = "compact"
         return d
 
 
@@ -197,8 +189,7 @@ class AgeOnly(Policy):
     """Form by age band alone: full, dense, record, anchor at ages below each threshold (turns)."""
 
     name: str = "age_only"
-    forms: tuple[str, ...] = LADDER
-    thresholds: tuple[int, ...] = (3, 8, 15)
+    thresholds: tuple[int, ...] = default("age_thresholds")  # type: ignore[assignment]
 
     def __post_init__(self) -> None:
         t = self.thresholds
@@ -219,7 +210,6 @@ class PressureOnly(Policy):
     """
 
     name: str = "pressure_only"
-    forms: tuple[str, ...] = LADDER
 
     def choose(self, snap: Snapshot) -> Choice:
         """Greedy demotion from all-full until the budget fits or everything is an anchor."""
@@ -241,26 +231,30 @@ class PressureOnly(Policy):
 class ObligationAware(Policy):
     """Legal forms only; the richest legal set that fits, found exactly.
 
-    Value of a form is the number of checks it passes, tripled for objects the
-    current task declares related; ties go to fewer tokens. If even the
-    cheapest legal forms exceed the budget the turn is infeasible and those
-    forms are still what is desired: an illegal form is never admitted to
-    make room. ``hysteresis`` (turns) keeps an object's legal form for that
-    many turns after it last changed, unless that makes the turn infeasible.
+    Value of a form is the number of checks it passes, times
+    ``related_weight`` for objects the current task declares related; ties go
+    to fewer tokens. If even the cheapest legal forms exceed the budget the
+    turn is infeasible and those forms are still what is desired: an illegal
+    form is never admitted to make room. ``hysteresis`` (turns) keeps an
+    object's legal form for that many turns after it last changed, unless
+    that makes the turn infeasible.
     """
 
     name: str = "obligation_aware"
     validates: bool = True
-    hysteresis: int = 0
+    hysteresis: int = default("hysteresis")  # type: ignore[assignment]
+    related_weight: int = default("related_weight")  # type: ignore[assignment]
 
     def __post_init__(self) -> None:
         if isinstance(self.hysteresis, bool) or not isinstance(self.hysteresis, int) or self.hysteresis < 0:
             raise ParameterError(f"hysteresis must be a non-negative number of turns, got {self.hysteresis!r}")
+        if isinstance(self.related_weight, bool) or not isinstance(self.related_weight, int) or self.related_weight < 1:
+            raise ParameterError(f"related_weight must be a positive integer, got {self.related_weight!r}")
 
     def _solve(self, snap: Snapshot, lock: bool) -> Choice | None:
         groups, costs, values = [], [], []
         for o in snap.objects:
-            opts = [x for x in o.options if x.name in o.legal]
+            opts = [x for x in self.own(o) if x.name in o.legal]
             locked = (
                 lock
                 and self.hysteresis > 0
@@ -269,8 +263,8 @@ class ObligationAware(Policy):
                 and snap.turn - o.last_changed < self.hysteresis
             )
             if locked:
-                opts = [o.option(o.active)]
-            w = 3 if o.related else 1
+                opts = [o.option(o.active)]  # type: ignore[arg-type]
+            w = self.related_weight if o.related else 1
             groups.append(opts)
             costs.append([x.tokens for x in opts])
             values.append([w * len(x.checks) for x in opts])
@@ -285,13 +279,13 @@ class ObligationAware(Policy):
         if d is None and self.hysteresis > 0:
             d = self._solve(snap, lock=False)
         if d is None:
-            d = {o.object_id: _cheapest_legal(o) for o in snap.objects}
+            d = {o.object_id: _cheapest_legal(o, self.forms) for o in snap.objects}
         return d
 
 
 def half_life(importance: float, pressure: float) -> float:
-    """Magic Context's half-life in compartments: 24 * 2^((I - 50) / 25) / max(p, 0.10)."""
-    return 24.0 * 2.0 ** ((importance - 50.0) / 25.0) / max(pressure, 0.10)
+    """Magic Context's half-life in compartments: 24 * 2^((I - 50) / 25) / max(p, 0.10) (importance clamped to [1, 100])."""
+    return mc.half_life(importance, pressure)
 
 
 def magic_tier(z: float) -> int:
@@ -302,27 +296,26 @@ def magic_tier(z: float) -> int:
 
 
 @dataclass(frozen=True, slots=True)
-class MagicContextDecay(Policy):
-    """The decay-curve renderer the chapter reads: tier from age, importance and budget pressure.
+class BookDecay(Policy):
+    """The book's first-edition reading of Magic Context's curve, kept under its own name.
 
-    Each object is one compartment. Tiers 0-3 map to full, dense, record and
-    anchor; tier 4 (archived) maps to the anchor, the smallest form every
-    schedule shares (the chapter has no empty tier; dropping content is
-    pruning, not fidelity). The desired tier is computed every turn but, as in
-    the plugin, applied only at fold boundaries (every ``fold_every`` turns);
-    a newly admitted compartment gets its tier at once.
+    It uses Magic Context's formula and cut points but three inputs of its
+    own: age is *turns since admission* (the plugin: rank from the newest
+    compartment), pressure is *full-text tokens* over the budget (the plugin:
+    natural-tier cost, corrected), and re-tiering happens *every
+    ``fold_every`` turns* (the plugin: on hard folds). A newly admitted object
+    gets its tier at once. Compare :class:`MagicContextDecay`.
     """
 
-    name: str = "magic_context_decay"
-    forms: tuple[str, ...] = LADDER
-    fold_every: int = 4
+    name: str = "book_decay"
+    fold_every: int = default("fold_every")  # type: ignore[assignment]
 
     def __post_init__(self) -> None:
         if isinstance(self.fold_every, bool) or not isinstance(self.fold_every, int) or self.fold_every < 1:
             raise ParameterError(f"fold_every must be a positive number of turns, got {self.fold_every!r}")
 
     def tiers(self, snap: Snapshot) -> dict[str, int]:
-        """Magic Context tier (0-4) of every admitted object at this snapshot."""
+        """Tier (0-4) of every admitted object at this snapshot."""
         p = snap.pressure
         out = {}
         for o in snap.objects:
@@ -336,7 +329,7 @@ class MagicContextDecay(Policy):
         return {k: LADDER[min(t, len(LADDER) - 1)] for k, t in self.tiers(snap).items()}
 
     def apply(self, snap: Snapshot, desired: Choice) -> tuple[Choice, dict[str, str]]:
-        """Apply re-tiering only at fold boundaries; new compartments get their tier at once."""
+        """Apply re-tiering only every ``fold_every`` turns; new objects get their tier at once."""
         if snap.turn % self.fold_every == 0:
             return dict(desired), {}
         applied, why = {}, {}
@@ -346,8 +339,99 @@ class MagicContextDecay(Policy):
             else:
                 applied[o.object_id] = o.active
                 if o.active != desired[o.object_id]:
-                    why[o.object_id] = f"re-tiering waits for the fold at turn {snap.turn + (-snap.turn) % self.fold_every}"
+                    why[o.object_id] = f"re-tiering waits for turn {snap.turn + (-snap.turn) % self.fold_every}"
         return applied, why
+
+
+@dataclass(frozen=True, slots=True)
+class MagicContextDecay(Policy):
+    """A port of Magic Context's decay renderer (see :mod:`cvlib.fidelity.magic_context` for the files it follows).
+
+    Age is each object's rank from the newest admitted object; pressure is
+    the natural-tier cost over the budget with the correction pass
+    (``pressure_passes=2``); tiers P1-P4 render as full, dense, record,
+    anchor and P5 (archived) as the anchor; a budget guard demotes the oldest
+    first. Tiers change only on a hard fold: the first render, a provider
+    cache expiry every ``cache_ttl_turns`` turns (off by default: our
+    trajectories have no idle gaps), usage at or above ``force`` of the
+    budget, or new objects since the last fold (held at full text, as the
+    plugin holds new compartments at P1) costing more than ``m1_cap`` of the
+    budget. The desired choice is what a fold now would render.
+    """
+
+    name: str = "magic_context_decay"
+    pressure_passes: int = default("mc_pressure_passes")  # type: ignore[assignment]
+    force: float | None = default("mc_force")  # type: ignore[assignment]
+    m1_cap: float = default("mc_m1_cap")  # type: ignore[assignment]
+    cache_ttl_turns: int | None = default("mc_cache_ttl_turns")  # type: ignore[assignment]
+
+    def __post_init__(self) -> None:
+        if self.pressure_passes not in (1, 2):
+            raise ParameterError(f"pressure_passes must be 1 or 2, got {self.pressure_passes!r}")
+        if self.force is not None and not (isinstance(self.force, (int, float)) and 0 < self.force):
+            raise ParameterError(f"force must be a positive share of the budget or None, got {self.force!r}")
+        if isinstance(self.m1_cap, bool) or not isinstance(self.m1_cap, (int, float)) or self.m1_cap <= 0:
+            raise ParameterError(f"m1_cap must be a positive share of the budget, got {self.m1_cap!r}")
+        ttl = self.cache_ttl_turns
+        if ttl is not None and (isinstance(ttl, bool) or not isinstance(ttl, int) or ttl < 1):
+            raise ParameterError(f"cache_ttl_turns must be a positive number of turns or None, got {ttl!r}")
+
+    def render(self, snap: Snapshot) -> tuple[dict[str, int], float]:
+        """Magic Context tier (1-5) of every admitted object if it folded now, and the pressure used."""
+        objs = snap.objects
+        costs = [[o.option(f).tokens for f in TIER_FORMS] for o in objs]
+        tiers, p = mc.render_tiers([o.importance for o in objs], costs, snap.budget, passes=self.pressure_passes)
+        return {o.object_id: t for o, t in zip(objs, tiers)}, p
+
+    def choose(self, snap: Snapshot) -> Choice:
+        """What a hard fold now would render: each object's tier as a form."""
+        tiers, _ = self.render(snap)
+        return {k: TIER_FORMS[t - 1] for k, t in tiers.items()}
+
+    def last_fold(self, snap: Snapshot) -> int | None:
+        """The turn of the last hard fold, from what the previous turn carried over."""
+        return dict(snap.carried).get("last_fold")
+
+    def fold_reason(self, snap: Snapshot) -> str | None:
+        """Why a hard fold happens at this snapshot (None: the cached baseline replays unchanged)."""
+        if not snap.objects:
+            return None
+        last = self.last_fold(snap)
+        if last is None:
+            return "first render"
+        if self.cache_ttl_turns is not None and snap.turn - last >= self.cache_ttl_turns:
+            return "provider cache expired"
+        now, delta = 0, 0
+        for o in snap.objects:
+            if o.admitted_at(snap.turn) <= last and o.active is not None:
+                now += o.option(o.active).tokens
+            else:
+                full = o.option("full").tokens
+                now += full
+                delta += full
+        if self.force is not None and (snap.budget <= 0 or now >= self.force * snap.budget):
+            return "force materialization"
+        if delta > self.m1_cap * snap.budget:
+            return "new compartments over the delta cap"
+        return None
+
+    def apply(self, snap: Snapshot, desired: Choice) -> tuple[Choice, dict[str, str]]:
+        """Re-tier everything on a hard fold; otherwise replay folded forms and hold new objects at full text."""
+        if self.fold_reason(snap) is not None:
+            return dict(desired), {}
+        last = self.last_fold(snap)
+        applied, why = {}, {}
+        for o in snap.objects:
+            folded = last is not None and o.admitted_at(snap.turn) <= last and o.active is not None
+            applied[o.object_id] = o.active if folded else "full"  # type: ignore[assignment]
+            if applied[o.object_id] != desired[o.object_id]:
+                why[o.object_id] = "re-tiering waits for a hard fold"
+        return applied, why
+
+    def carry(self, snap: Snapshot, applied: Choice) -> tuple[tuple[str, int], ...]:
+        """Remember the turn of the last hard fold."""
+        last = snap.turn if self.fold_reason(snap) is not None else self.last_fold(snap)
+        return () if last is None else (("last_fold", last),)
 
 
 @dataclass(frozen=True, slots=True)
@@ -362,61 +446,99 @@ class Oracle(Policy):
     """
 
     name: str = "oracle"
+    forms: tuple[str, ...] = STORED
     validates: bool = True
     probes: tuple[Probe, ...] = ()
+
+    def objective(self, snap: Snapshot, choice: Choice) -> tuple[int, int, int, int]:
+        """The lexicographic objective of one choice: (probes passed, objects legal, checks passed, -tokens)."""
+        due = [p for p in self.probes if p.turn == snap.turn]
+        by_id = {o.object_id: o for o in snap.objects}
+        opts = {k: by_id[k].option(v) for k, v in choice.items()}
+        passed = sum(set(p.checks) <= opts[p.object_id].checks for p in due if p.object_id in opts)
+        legal = sum(v in by_id[k].legal for k, v in choice.items())
+        return passed, legal, sum(len(x.checks) for x in opts.values()), -sum(x.tokens for x in opts.values())
 
     def choose(self, snap: Snapshot) -> Choice:
         """The exact per-turn optimum of the lexicographic hindsight objective."""
         due = [p for p in self.probes if p.turn == snap.turn]
-        c_tot = sum(max(len(x.checks) for x in o.options) for o in snap.objects)
+        c_tot = sum(max(len(x.checks) for x in self.own(o)) for o in snap.objects)
         w2 = c_tot + 1
         w1 = (len(snap.objects) + 1) * w2
         groups, costs, values = [], [], []
         for o in snap.objects:
             mine = [p for p in due if p.object_id == o.object_id]
+            opts = self.own(o)
             vals = []
-            for x in o.options:
+            for x in opts:
                 passed = sum(set(p.checks) <= x.checks for p in mine)
                 vals.append(passed * w1 + (x.name in o.legal) * w2 + len(x.checks))
-            groups.append(o.options)
-            costs.append([x.tokens for x in o.options])
+            groups.append(opts)
+            costs.append([x.tokens for x in opts])
             values.append(vals)
         sol = mckp(costs, values, snap.budget)
         if sol is None:
-            return {o.object_id: _cheapest_legal(o) for o in snap.objects}
+            return {o.object_id: _cheapest_legal(o, self.forms) for o in snap.objects}
         return {o.object_id: g[k].name for o, g, k in zip(snap.objects, groups, sol)}
 
 
-def make_policy(name: str, *, probes: Sequence[Probe] = (), **params: object) -> Policy:
-    """Build a schedule by name, passing only the parameters it takes.
+#: Schedule parameters :func:`make_policy` accepts, and the schedule each goes to.
+POLICY_PARAMETERS: dict[str, str] = {
+    "keep_recent": "full_while_feasible",
+    "age_thresholds": "age_only",
+    "hysteresis": "obligation_aware",
+    "related_weight": "obligation_aware",
+    "pressure_passes": "magic_context_decay",
+    "force": "magic_context_decay",
+    "m1_cap": "magic_context_decay",
+    "cache_ttl_turns": "magic_context_decay",
+    "fold_every": "book_decay",
+}
 
-    ``age_thresholds`` goes to age_only, ``hysteresis`` to obligation_aware,
-    ``fold_every`` to magic_context_decay, ``keep_recent`` to
-    full_while_feasible; ``probes`` only to the oracle.
+
+def _int_param(name: str, value: object, minimum: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        raise ParameterError(f"{name} must be an integer >= {minimum}, got {value!r}")
+    return value
+
+
+def make_policy(name: str, *, probes: Sequence[Probe] = (), **params: object) -> Policy:
+    """Build a schedule by name, passing each the parameters it takes.
+
+    Parameters
+    ----------
+    name:
+        One of :data:`POLICIES`.
+    probes:
+        The hidden probes, given to the oracle only.
+    **params:
+        Any of :data:`POLICY_PARAMETERS`; each goes to its schedule and is
+        ignored by the others, so one parameter set can build every schedule.
+        Omitted ones take their defaults from :mod:`cvlib.fidelity.params`.
+
+    Returns
+    -------
+    Policy
     """
-    known = {"age_thresholds", "hysteresis", "fold_every", "keep_recent"}
-    bad = set(params) - known
+    bad = set(params) - set(POLICY_PARAMETERS)
     if bad:
-        raise ParameterError(f"unknown schedule parameter(s) {sorted(bad)}; expected some of {sorted(known)}")
+        raise ParameterError(f"unknown schedule parameter(s) {sorted(bad)}; expected some of {sorted(POLICY_PARAMETERS)}")
+    mine = {k: v for k, v in params.items() if POLICY_PARAMETERS[k] == name}
     if name == "full_while_feasible":
-        kr = params.get("keep_recent", 1)
-        if isinstance(kr, bool) or not isinstance(kr, int) or kr < 0:
-            raise ParameterError(f"keep_recent must be a non-negative number of turns, got {kr!r}")
-        return FullWhileFeasible(keep_recent=kr)
+        return FullWhileFeasible(keep_recent=_int_param("keep_recent", mine.get("keep_recent", default("keep_recent")), 0))
     if name == "age_only":
-        at = params.get("age_thresholds", (3, 8, 15))
-        if isinstance(at, (str, bytes)) or not isinstance(at, Sequence) or any(
-            isinstance(x, bool) or not isinstance(x, int) for x in at
-        ):
+        at = mine.get("age_thresholds", default("age_thresholds"))
+        if isinstance(at, (str, bytes)) or not isinstance(at, Sequence) or any(isinstance(x, bool) or not isinstance(x, int) for x in at):
             raise ParameterError(f"age_thresholds must be a list of integer turns, got {at!r}")
         return AgeOnly(thresholds=tuple(at))
     if name == "pressure_only":
         return PressureOnly()
     if name == "obligation_aware":
-        return ObligationAware(hysteresis=params.get("hysteresis", 0))  # type: ignore[arg-type]
+        return ObligationAware(**mine)  # type: ignore[arg-type]
     if name == "magic_context_decay":
-        return MagicContextDecay(fold_every=params.get("fold_every", 4))  # type: ignore[arg-type]
+        return MagicContextDecay(**mine)  # type: ignore[arg-type]
+    if name == "book_decay":
+        return BookDecay(**mine)  # type: ignore[arg-type]
     if name == "oracle":
         return Oracle(probes=tuple(probes))
     raise ParameterError(f"unknown policy {name!r}; expected one of {POLICIES}")
-

@@ -10,10 +10,11 @@ object). A probe is *declared* when an obligation announcing its need starts
 
 from __future__ import annotations
 
-import numpy as np
+from typing import TYPE_CHECKING
 
 from cvlib.core.errors import ParameterError
 from cvlib.core.validation import require_int
+from .params import default
 from .records import (
     Constraint,
     ContentObject,
@@ -29,6 +30,12 @@ from .records import (
     Trajectory,
 )
 from .render import count_tokens, render_full
+
+if TYPE_CHECKING:  # pragma: no cover
+    import numpy as np
+
+#: How importance is drawn (independently of obligations by default, or coupled to a prohibition).
+IMPORTANCE_MODES: tuple[str, ...] = ("independent", "coupled")
 
 _PACKAGES = ("urllib3", "requests", "pydantic", "sqlalchemy", "protobuf", "grpcio", "celery", "redis", "boto3", "jinja2")
 _DEPS = ("OpenSSL", "libpq", "glibc", "zlib", "libffi")
@@ -56,8 +63,50 @@ def _version(rng: np.random.Generator) -> str:
     return f"{int(rng.integers(1, 5))}.{int(rng.integers(0, 30))}.{int(rng.integers(0, 12))}"
 
 
-def make_object(rng: np.random.Generator, object_id: str) -> ContentObject:
-    """One seeded episode with every preservation dimension represented."""
+def make_object(
+    rng: np.random.Generator,
+    object_id: str,
+    importance_mode: str | None = None,
+    *,
+    prohibition_share: float | None = None,
+    relation_share: float | None = None,
+    second_id_share: float | None = None,
+) -> ContentObject:
+    """One seeded episode with every preservation dimension represented.
+
+    Parameters
+    ----------
+    rng:
+        The generator every random choice is drawn from, in a fixed order.
+    object_id:
+        Identity of the new episode.
+    importance_mode:
+        ``"independent"`` (default, the book's choice): importance is
+        ``30 + 20 * B + U(0, 40)`` with ``B`` a fair coin drawn apart from
+        the obligations, so it has the same spread as the coupled formula
+        and no tie to any obligation. ``"coupled"``: the first edition's
+        ``30 + 20 * [prohibition] + U(0, 40)``, which ties importance to the
+        one constraint that is always pinned; kept as a sensitivity run.
+        The coin comes from a child stream, so the rest of the trajectory is
+        the same under either mode.
+    prohibition_share, relation_share, second_id_share:
+        Shares of episodes with a prohibition (a multiple of 0.25), with a
+        relation, and with a second identifier; defaults from
+        :mod:`cvlib.fidelity.params`. Every setting draws the same random
+        numbers, so changing one share changes only what it governs.
+
+    Returns
+    -------
+    ContentObject
+    """
+    mode = default("importance_mode") if importance_mode is None else importance_mode
+    if mode not in IMPORTANCE_MODES:
+        raise ParameterError(f"importance_mode must be one of {IMPORTANCE_MODES}, got {importance_mode!r}")
+    p_share = _check_fraction("prohibition_share", default("prohibition_share") if prohibition_share is None else prohibition_share, low=0.0, high=1.0)
+    if abs(4 * p_share - round(4 * p_share)) > 1e-9:
+        raise ParameterError(f"prohibition_share must be a multiple of 0.25, got {prohibition_share!r}")
+    r_share = _check_fraction("relation_share", default("relation_share") if relation_share is None else relation_share, low=0.0, high=1.0)
+    i_share = _check_fraction("second_id_share", default("second_id_share") if second_id_share is None else second_id_share, low=0.0, high=1.0)
     pkg, dep = str(rng.choice(_PACKAGES)), str(rng.choice(_DEPS))
     svc = str(rng.choice(_SERVICES))
     title = str(rng.choice(_TITLES)).format(pkg=pkg, svc=svc)
@@ -66,8 +115,11 @@ def make_object(rng: np.random.Generator, object_id: str) -> ContentObject:
     rejected, current = f"approach {letters[0]}", f"approach {letters[-1]}"
     fields = [FieldValue(f"{pkg} pin", _version(rng)), FieldValue(f"{svc} timeout", f"{int(rng.integers(5, 120))}s")]
     num = int(rng.integers(1000, 9999))
-    ids = [f"PR-{num}"] + ([f"INC-{num + 17}"] if rng.random() < 0.5 else [])
-    force = Force(int(rng.choice([3, 3, 2, 1])))
+    ids = [f"PR-{num}"] + ([f"INC-{num + 17}"] if rng.random() < i_share else [])
+    # one draw of a quarter: the first round(4 * share) quarters are prohibitions; of the rest, the third
+    # quarter is a preference and any other a requirement (at the default 0.5: 2 prohibitions, 1 requirement, 1 preference)
+    quarter = int(rng.integers(0, 4))
+    force = Force.PROHIBITION if quarter < round(4 * p_share) else (Force.PREFERENCE if quarter == 3 else Force.REQUIREMENT)
     action = {Force.PROHIBITION: f"retry {rejected}", Force.REQUIREMENT: f"keep {current} behind a flag", Force.PREFERENCE: f"stage {current} in {svc} first"}[force]
     subject = rejected if force is Force.PROHIBITION else current
     constraints = [Constraint(subject, force, action)]
@@ -77,12 +129,19 @@ def make_object(rng: np.random.Generator, object_id: str) -> ContentObject:
     rationale = [Rationale(rejected, reason, (f"{pkg} {pv}", f"{dep} {v_need}", f"{dep} {v_have}"))]
     statuses = [Status(rejected, "rejected"), Status(current, str(rng.choice(["half-applied", "in progress", "blocked"])))]
     prov = [Source(f"ci-run#{int(rng.integers(1000, 99999))}", "the version conflict")]
-    relations = [Relation(current, "replaces", rejected)] if rng.random() < 0.7 else []
+    relations = [Relation(current, "replaces", rejected)] if rng.random() < r_share else []
     n_narr = int(rng.integers(3, len(_NARRATIVE)))
     picks = sorted(rng.choice(len(_NARRATIVE), size=n_narr, replace=False).tolist())
     narrative = [_NARRATIVE[i].format(pkg=pkg, svc=svc) for i in picks]
     narrative += [f"Step {k}: the agent reran the {svc} job and read its log." for k in range(1, int(rng.integers(2, 16)))]
-    importance = int(min(100, 30 + 20 * (force is Force.PROHIBITION) + int(rng.integers(0, 40))))
+    base, bump, span = default("importance_coupled" if mode == "coupled" else "importance_independent")  # type: ignore[misc]
+    spread = int(rng.integers(0, span))  # the same draw in both modes, so the rest of the trajectory is identical
+    if mode == "coupled":
+        lifted = force is Force.PROHIBITION
+    else:
+        # a fair coin from a child stream: it consumes nothing from ``rng``, and has the prohibition's 1-in-2 odds
+        lifted = bool(rng.spawn(1)[0].random() < 0.5)
+    importance = int(min(100, base + bump * lifted + spread))
     return ContentObject(
         object_id=object_id,
         title=title,
@@ -110,20 +169,36 @@ def _check_fraction(name: str, value: object, *, low: float, high: float, high_o
 def generate_trajectory(
     seed: int = 0,
     *,
-    n_turns: int = 30,
-    n_objects: int = 10,
-    budget_fraction: float = 0.35,
+    n_turns: int | None = None,
+    n_objects: int | None = None,
+    budget_fraction: float | None = None,
     budget_tokens: int | None = None,
-    budget_jitter: float = 0.2,
-    n_probes: int = 12,
-    declared_fraction: float = 0.5,
-    lead: int = 2,
-    pin_fraction: float = 0.5,
+    budget_jitter: float | None = None,
+    n_probes: int | None = None,
+    declared_fraction: float | None = None,
+    lead: int | None = None,
+    pin_fraction: float | None = None,
+    admit_window: float | None = None,
+    probe_min_age: int | None = None,
+    status_window: tuple[int, int] | None = None,
+    importance_mode: str | None = None,
+    prohibition_share: float | None = None,
+    probe_two_checks: float | None = None,
+    relation_share: float | None = None,
+    second_id_share: float | None = None,
 ) -> Trajectory:
     """A seeded trajectory.
 
+    Every parameter left as None takes its default from
+    :mod:`cvlib.fidelity.params`, where each is marked as the book's choice.
+
     Parameters
     ----------
+    seed:
+        Seed of the one generator every random choice is drawn from.
+    n_turns, n_objects, n_probes, lead:
+        Turns, episodes, hidden probes, and how many turns before a declared
+        probe its obligation starts.
     budget_fraction:
         Base resident budget as a fraction of the full-text tokens of every
         object the trajectory will ever admit (so early turns are loose and
@@ -136,7 +211,35 @@ def generate_trajectory(
         Share of probes announced by an obligation ``lead`` turns ahead (and by the task relation).
     pin_fraction:
         Share of non-prohibition constraints whose floor rises from MENTION to EXACT mid-trajectory.
+    admit_window:
+        Episodes are admitted in the first ``admit_window`` share of the turns.
+    probe_min_age:
+        A probe falls at least this many turns after its episode's admission.
+    status_window:
+        A status obligation lasts a number of turns drawn from ``[low, high)``.
+    importance_mode, prohibition_share, relation_share, second_id_share:
+        See :func:`make_object`.
+    probe_two_checks:
+        Share of probes that need two checks rather than one.
+
+    Returns
+    -------
+    Trajectory
     """
+    import numpy as np
+
+    n_turns = default("n_turns") if n_turns is None else n_turns  # type: ignore[assignment]
+    n_objects = default("n_objects") if n_objects is None else n_objects  # type: ignore[assignment]
+    n_probes = default("n_probes") if n_probes is None else n_probes  # type: ignore[assignment]
+    lead = default("lead") if lead is None else lead  # type: ignore[assignment]
+    probe_min_age = default("probe_min_age") if probe_min_age is None else probe_min_age  # type: ignore[assignment]
+    budget_jitter = default("budget_jitter") if budget_jitter is None else budget_jitter  # type: ignore[assignment]
+    declared_fraction = default("declared_fraction") if declared_fraction is None else declared_fraction  # type: ignore[assignment]
+    pin_fraction = default("pin_fraction") if pin_fraction is None else pin_fraction  # type: ignore[assignment]
+    admit_window = default("admit_window") if admit_window is None else admit_window  # type: ignore[assignment]
+    status_window = default("status_window") if status_window is None else status_window  # type: ignore[assignment]
+    budget_fraction = default("budget_fraction") if budget_fraction is None else budget_fraction  # type: ignore[assignment]
+    probe_two_checks = default("probe_two_checks") if probe_two_checks is None else probe_two_checks  # type: ignore[assignment]
     require_int("seed", seed, minimum=0)
     require_int("n_turns", n_turns, minimum=2)
     require_int("n_objects", n_objects, minimum=1)
@@ -149,11 +252,24 @@ def generate_trajectory(
     budget_jitter = _check_fraction("budget_jitter", budget_jitter, low=0.0, high=1.0, high_open=True)
     declared_fraction = _check_fraction("declared_fraction", declared_fraction, low=0.0, high=1.0)
     pin_fraction = _check_fraction("pin_fraction", pin_fraction, low=0.0, high=1.0)
+    probe_two_checks = _check_fraction("probe_two_checks", probe_two_checks, low=0.0, high=1.0)
+    admit_window = _check_fraction("admit_window", admit_window, low=0.0, high=1.0, high_open=False)
+    require_int("probe_min_age", probe_min_age, minimum=1)
+    if (
+        not isinstance(status_window, (tuple, list))
+        or len(status_window) != 2
+        or any(isinstance(x, bool) or not isinstance(x, int) for x in status_window)
+        or not 1 <= status_window[0] < status_window[1]
+    ):
+        raise ParameterError(f"status_window must be two integer turns [low, high) with 1 <= low < high, got {status_window!r}")
+    if importance_mode is not None and importance_mode not in IMPORTANCE_MODES:
+        raise ParameterError(f"importance_mode must be one of {IMPORTANCE_MODES}, got {importance_mode!r}")
 
     rng = np.random.default_rng(seed)
-    last_admit = max(1, int(0.7 * n_turns))
+    last_admit = max(1, int(admit_window * n_turns))
     admits = sorted(int(x) for x in rng.integers(0, last_admit, size=n_objects))
-    objects = tuple(make_object(rng, f"ep-{i:02d}") for i in range(n_objects))
+    shares = dict(prohibition_share=prohibition_share, relation_share=relation_share, second_id_share=second_id_share)
+    objects = tuple(make_object(rng, f"ep-{i:02d}", importance_mode, **shares) for i in range(n_objects))
     obligations: list[Obligation] = []
     for o, t0 in zip(objects, admits):
         obligations += [Obligation(o.object_id, f"id:{i}", Floor.MENTION, t0) for i in o.identifiers]
@@ -166,7 +282,7 @@ def generate_trajectory(
                 obligations += [Obligation(o.object_id, key, Floor.MENTION, t0, pin), Obligation(o.object_id, key, Floor.EXACT, pin)]
             else:
                 obligations.append(Obligation(o.object_id, key, Floor.MENTION, t0))
-        done = t0 + int(rng.integers(2, 8))
+        done = t0 + int(rng.integers(status_window[0], status_window[1]))
         for s in o.statuses:
             obligations.append(Obligation(o.object_id, f"status:{s.subject}", Floor.EXACT, t0, max(done, t0 + 1)))
     related: list[set[str]] = [set() for _ in range(n_turns)]
@@ -175,14 +291,14 @@ def generate_trajectory(
             if t < n_turns:
                 related[t].add(o.object_id)
     probes: list[Probe] = []
-    min_age = 3
+    min_age = probe_min_age
     eligible = [i for i, t0 in enumerate(admits) if t0 + min_age <= n_turns - 1]
     for _ in range(n_probes if eligible else 0):
         i = int(rng.choice(eligible))
         o, t0 = objects[i], admits[i]
         tp = int(rng.integers(t0 + min_age, n_turns))
         els = o.elements()
-        k = 1 + int(rng.random() < 0.4)
+        k = 1 + int(rng.random() < probe_two_checks)
         keys = sorted(els[j].key for j in rng.choice(len(els), size=min(k, len(els)), replace=False).tolist())
         checks = tuple((key, int(Floor.EXACT)) for key in keys)
         declared = bool(rng.random() < declared_fraction)

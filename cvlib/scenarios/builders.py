@@ -16,8 +16,23 @@ from cvlib.scenarios.plan_families import staged_chain
 from cvlib.scenarios.setup import ScenarioSetup
 
 
-def staged_setup(depth: int, num_actions: int, change_tick: int):
-    """Scenario A's change on a :func:`~cvlib.plan_families.staged_chain`: F1 replaced at ``change_tick``."""
+def staged_setup(depth: int, num_actions: int, change_tick: int) -> ScenarioSetup:
+    """Scenario A's change on a :func:`~cvlib.scenarios.plan_families.staged_chain`: F1 replaced at ``change_tick``.
+
+    Parameters
+    ----------
+    depth : int
+        Steps in the chain.
+    num_actions : int
+        Actions, evenly spaced, the last at the end.
+    change_tick : int
+        When the flight price F1 is replaced ($420 -> $610).
+
+    Returns
+    -------
+    ScenarioSetup
+        Named ``X1-staged``, with the computed budget.
+    """
     change_tick = require_int("change_tick", change_tick, minimum=0)
     plan = staged_chain(depth, num_actions)
     return ScenarioSetup(
@@ -32,9 +47,21 @@ def staged_setup(depth: int, num_actions: int, change_tick: int):
     )
 
 
+def operational_setup(depth: int = 8, db_step: int = 1) -> tuple[PlanGraph, tuple[Fact, ...], dict[str, str]]:
+    """A chain whose first step rests on a price (F1) and step ``db_step`` on a record count (F2) read from ``db``.
 
-def operational_setup(depth: int = 8, db_step: int = 1):
-    """A chain whose first step rests on a price (F1) and step ``db_step`` on a record count (F2) read from ``db``."""
+    Parameters
+    ----------
+    depth : int
+        Steps in the chain (at least 2; the last is the action).
+    db_step : int
+        The step that reads the record count, before the action.
+
+    Returns
+    -------
+    tuple of (PlanGraph, tuple of Fact, dict)
+        The plan, its two facts, and ``{"F2": "db"}``: which resource supports which fact.
+    """
     depth = require_int("depth", depth, minimum=2)
     db_step = require_int("db_step", db_step, minimum=0)
     if db_step >= depth - 1:

@@ -13,7 +13,20 @@ from cvlib.core.validation import require_int
 
 
 def action_positions(depth: int, num_actions: int) -> list[int]:
-    """Where the actions of :func:`staged_chain` sit: evenly spaced, the last one last."""
+    """Where the actions of :func:`staged_chain` sit: evenly spaced, the last one last.
+
+    Parameters
+    ----------
+    depth : int
+        Steps in the chain.
+    num_actions : int
+        Actions, at most ``depth``.
+
+    Returns
+    -------
+    list of int
+        Zero-based positions, ascending.
+    """
     depth = require_int("depth", depth, minimum=1)
     num_actions = require_int("num_actions", num_actions, minimum=1)
     if num_actions > depth:
@@ -26,7 +39,20 @@ def staged_chain(depth: int, num_actions: int = 1, root_fact: str = "F1") -> Pla
 
     ``S0`` requires ``root_fact`` (so every step rests on it); it is a plan
     step unless it is itself an action. With ``num_actions == 1`` this is the
-    article's :func:`~cvlib.generators.chain` step for step.
+    article's :func:`~cvlib.scenarios.generators.chain` step for step.
+
+    Parameters
+    ----------
+    depth : int
+        Steps in the chain.
+    num_actions : int
+        Actions (see :func:`action_positions`).
+    root_fact : str
+        The fact the first step requires.
+
+    Returns
+    -------
+    PlanGraph
     """
     actions = set(action_positions(depth, num_actions))
     width = len(str(depth - 1))

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from types import MappingProxyType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cvlib.core.errors import UnknownFactError
 from cvlib.core.events import Event
@@ -22,6 +22,9 @@ from cvlib.core.law import break_ticks, predicted_pfw
 from cvlib.core.rules import ORIGINAL, ExecutionRules, check_rules
 from cvlib.core.validation import require_int
 from cvlib.core.world import World
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 
 @dataclass(frozen=True)
@@ -56,11 +59,26 @@ class ScenarioSetup:
         self.new_world()  # checks the facts and that every event names one of them
 
     def new_world(self, rules: ExecutionRules | None = None) -> World:
-        """A fresh world with this setup's facts and events, under ``rules`` (None: the article's): one per executor run."""
+        """A fresh world with this setup's facts and events: one per executor run.
+
+        Parameters
+        ----------
+        rules : ExecutionRules, optional
+            The world's rules; None is the article's.
+
+        Returns
+        -------
+        World
+        """
         return World(self.facts, self.events, rules=check_rules(rules) or ORIGINAL)
 
     def structure(self) -> StructureSummary:
-        """What the plan's structure predicts before anything runs (sizes, depth, the law's PFW)."""
+        """What the plan's structure predicts before anything runs (sizes, depth, the law's PFW).
+
+        Returns
+        -------
+        StructureSummary
+        """
         size = self.plan.closure_size(self.at_risk)
         return StructureSummary(
             total_steps=len(self.plan),
@@ -73,8 +91,14 @@ class ScenarioSetup:
     def run(self, *, rules: ExecutionRules | None = None) -> ScenarioRun:
         """Run both executors on identical fresh worlds.
 
-        ``rules`` (an :class:`~cvlib.rules.ExecutionRules`) runs them under
-        the extension chapters' options; None or the default is the article.
+        Parameters
+        ----------
+        rules : ExecutionRules, optional
+            The extension chapters' options; None or the default is the article.
+
+        Returns
+        -------
+        ScenarioRun
         """
         baseline = run_baseline(self.plan, self.new_world(rules), self.at_risk, self.budget)
         validity_aware = run_validity_aware(self.plan, self.new_world(rules), self.at_risk, self.budget)
@@ -117,11 +141,22 @@ class ScenarioRun:
         return self.validity_aware.steps_used - self.baseline.steps_used
 
     def results(self) -> tuple[ExecutorResult, ExecutorResult]:
-        """The baseline's result, then the validity-aware executor's."""
+        """The baseline's result, then the validity-aware executor's.
+
+        Returns
+        -------
+        tuple of (ExecutorResult, ExecutorResult)
+        """
         return (self.baseline, self.validity_aware)
 
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-safe record: scenario name, the full parameters used, structure and both results."""
+        """A JSON-safe record: scenario name, the full parameters used, structure and both results.
+
+        Returns
+        -------
+        dict
+            Non-default rules are recorded under ``rules``; the article's leave no key.
+        """
         out = {
             "scenario": self.scenario,
             "params": dict(self.params),
@@ -133,8 +168,14 @@ class ScenarioRun:
             out["rules"] = self.rules.to_dict()
         return out
 
-    def to_frame(self):
-        """One row per executor, for display."""
+    def to_frame(self) -> pd.DataFrame:
+        """One row per executor, for display.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Indexed by executor name.
+        """
         import pandas as pd
 
         return pd.DataFrame([r.to_dict() for r in self.results()]).set_index("executor")
