@@ -75,3 +75,8 @@ def test_bad_columns_are_clear_errors(frame):
 def test_to_frame_gives_the_shown_texts(frame):
     shown = table(frame, {"plans": "Plans"}).to_frame()
     assert list(shown.columns) == ["Plans"] and shown["Plans"].tolist() == ["1,000", "2,000,000"]
+
+
+def test_columns_already_written_as_numbers_are_aligned_as_numbers():
+    t = table(pd.DataFrame({"a": ["1,000", "12%", "–"], "b": ["x", "1", "2"]}))
+    assert t.numeric == (True, False)

@@ -63,6 +63,7 @@ QUANTITIES: dict[str, Quantity] = {
     "share": Quantity(2),  # a fraction of 1 (SCUR, completion rate, a share of objects)
     "percent": Quantity(1, "%"),  # a value already in percent
     "percent_of": Quantity(1, "%", scale=100.0),  # a fraction of 1, written as a percentage
+    "percent_whole": Quantity(0, "%", scale=100.0),  # a fraction of 1, as a whole percentage
     "mean": Quantity(2),  # an average over runs (mean steps, mean doomed steps)
     "tenths": Quantity(1),  # a value to one decimal (notes per 100 per release, a fold change)
     "probability": Quantity(2),  # a prior, a break-even probability, a rate of change

@@ -23,6 +23,7 @@ object addresses), so nbval can compare them.
 from __future__ import annotations
 
 import html
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -218,10 +219,17 @@ def _writer(column: pd.Series, spec: _Format | None) -> Callable[[Any], str]:
     return lambda v: fmt(v) if not isinstance(v, str) else v
 
 
+#: A cell already written as a number: digits with separators, a sign, and a unit such as % or ×.
+_WRITTEN_NUMBER = re.compile(r"^[−+-]?[0-9][0-9,.]*(?:%|×| s| ms)?$")
+
+
 def _is_numeric(column: pd.Series, spec: _Format | None) -> bool:
     if spec is not None and not (callable(spec) and not isinstance(spec, Quantity)):
         return True
-    return column.dtype.kind in "iuf"
+    if column.dtype.kind in "iuf":
+        return True
+    texts = [v for v in column if isinstance(v, str) and v not in (MISSING, "")]
+    return bool(texts) and all(_WRITTEN_NUMBER.match(v) for v in texts)
 
 
 #: The columns of an executor run as a reader sees them, in the order :func:`run_table` shows them.

@@ -94,7 +94,7 @@ async () => {
   const headings = Array.from(article.querySelectorAll("section > h2"), h => h.textContent.replace(/#$/, "").trim());
   const firstSection = article.querySelector("section section");
   const keyFinding = Array.from(article.querySelectorAll("div.admonition")).find(
-    d => (d.querySelector(".admonition-title") || {textContent: ""}).textContent.trim() === "Key finding");
+    d => /^Key findings?$/.test((d.querySelector(".admonition-title") || {textContent: ""}).textContent.trim()));
   const keyBeforeSections = !!keyFinding && (!firstSection ||
     !!(keyFinding.compareDocumentPosition(firstSection) & Node.DOCUMENT_POSITION_FOLLOWING));
   const exercises = article.querySelectorAll("div.admonition.exercise").length;
@@ -175,7 +175,7 @@ def test_no_visible_code_cell_is_longer_than_15_lines(page: str, measured) -> No
 @pytest.mark.parametrize("page", CHAPTERS)
 def test_chapter_opens_with_its_key_finding(page: str, measured) -> None:
     found = measured(page)
-    assert found["keyFinding"], f"{page}: no admonition titled 'Key finding'"
+    assert found["keyFinding"], f"{page}: no admonition titled 'Key finding' (or 'Key findings')"
     assert found["keyBeforeSections"], f"{page}: the Key finding comes after the first section; it opens the chapter"
 
 
