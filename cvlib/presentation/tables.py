@@ -219,7 +219,7 @@ def _writer(column: pd.Series, spec: _Format | None) -> Callable[[Any], str]:
     return lambda v: fmt(v) if not isinstance(v, str) else v
 
 
-#: A cell already written as a number: digits with separators, a sign, and a unit such as % or ×.
+# a cell already written as a number (digits with separators, a sign, a unit such as % or ×)
 _WRITTEN_NUMBER = re.compile(r"^[−+-]?[0-9][0-9,.]*(?:%|×| s| ms)?$")
 
 
