@@ -56,7 +56,6 @@ _RC: dict[str, Any] = {
     "figure.figsize": (COLUMN_WIDTH_IN, 3.6),
     "figure.dpi": 100,
     "savefig.dpi": 200,  # a PNG, when one is made, at twice the screen's density
-    "figure.constrained_layout.use": True,
     "font.size": FONT_SIZES["text"],
     "axes.titlesize": FONT_SIZES["title"],
     "axes.titleweight": "bold",

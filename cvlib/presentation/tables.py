@@ -220,7 +220,7 @@ def _writer(column: pd.Series, spec: _Format | None) -> Callable[[Any], str]:
 
 
 # a cell already written as a number (digits with separators, a sign, a unit such as % or ×)
-_WRITTEN_NUMBER = re.compile(r"^[−+-]?[0-9][0-9,.]*(?:%|×| s| ms)?$")
+_WRITTEN_NUMBER = re.compile(r"^[−+-]?(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?:%|×| s| ms)?$")
 
 
 def _is_numeric(column: pd.Series, spec: _Format | None) -> bool:
