@@ -402,12 +402,22 @@ def test_two_outside_spec_files_become_two_pages_of_one_book(tmp_path):
             [sys.executable, str(repo / "book" / "build.py"), *args], cwd=tmp_path, env=env, capture_output=True, text=True
         )
 
-    first = make("--spec", str(outside / "river_crossing.yaml"), "--spec", str(outside / "hill-walk.yaml"))
+    # ... and, the JupyterLab path, a copy of the template made a chapter by --only, in the same build
+    shutil.copy(repo / "notebooks" / "template.ipynb", repo / "notebooks" / "my_experiment.ipynb")
+    first = make(
+        "--spec", str(outside / "river_crossing.yaml"), "--spec", str(outside / "hill-walk.yaml"), "--only", "my_experiment"
+    )
     assert first.returncode == 0, first.stdout + first.stderr
+    assert "Kernel is running over TCP" not in first.stdout + first.stderr  # the quiet log
+    copy = _read(repo / "book" / "chapters" / "my_experiment.ipynb")
+    assert _source(copy["cells"][0]).startswith("(my-experiment)=\n# Template")
+    assert [c["metadata"]["mystnb"]["figure"]["name"] for c in copy["cells"] if "mystnb" in c["metadata"]] == ["fig-my-experiment"]
+    assert (repo / "_build" / "html" / "book" / "chapters" / "my_experiment.html").is_file()
     toc = (repo / "_toc.yml").read_text()
     again = make("--spec", str(outside / "hill-walk.yaml"), "--no-build")
     assert again.returncode == 0, again.stdout + again.stderr
     assert (repo / "_toc.yml").read_text() == toc, "running --spec again changed _toc.yml"
+    assert toc.count("book/chapters/my_experiment\n") == 1
     for name, label, title in [("river_crossing", "river-crossing", "Crossing a river"), ("hill-walk", "hill-walk", "A walk over the hill")]:
         assert toc.count(f"book/chapters/{name}\n") == 1
         page = _read(repo / "book" / "chapters" / f"{name}.ipynb")

@@ -44,9 +44,12 @@ pytestmark = pytest.mark.slow
 def _toc_chapters() -> list[str]:
     import importlib.util
 
-    spec = importlib.util.spec_from_file_location("cvbook_build_rerun", ROOT / "book" / "build.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = sys.modules.get("cvbook_build")
+    if module is None:
+        spec = importlib.util.spec_from_file_location("cvbook_build", ROOT / "book" / "build.py")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules["cvbook_build"] = module  # dataclasses look their module up while the class is made
+        spec.loader.exec_module(module)
     return module.toc_chapters()
 
 
