@@ -19,9 +19,10 @@ output, a scratch copy) never becomes a chapter. For each chapter this
    ``_`` and a figure named after the source's label is renamed after NAME, so
    a copy of the template, or any number of spec pages, never collide; a spec
    page's first cell becomes the spec file's title and description;
-4. tags papermill's injected-parameters cell ``remove-input`` and strips
-   volatile metadata (timestamps, durations, paths, per-cell timings), so the
-   same sources give the same bytes on every run;
+4. tags papermill's injected-parameters cell ``remove-input`` (and gives it a
+   fixed id in place of papermill's random one) and strips volatile metadata
+   (timestamps, durations, paths, per-cell timings), so the same sources give
+   the same bytes on every run;
 5. writes ``book/chapters/NAME.ipynb`` atomically (temp file, then ``os.replace``);
 
 then runs ``jupyter-book build . -W -n --keep-going``: any warning (a broken
@@ -414,8 +415,11 @@ def clean(nb: Any) -> Any:
             meta.pop(key, None)
         tags = meta.get("tags")
         if tags is not None:
-            if "injected-parameters" in tags and "remove-input" not in tags:
-                tags.append("remove-input")
+            if "injected-parameters" in tags:
+                if "remove-input" not in tags:
+                    tags.append("remove-input")
+                if "id" in cell:
+                    cell["id"] = "injected-parameters"  # papermill draws a random id on every run
             if not tags:
                 del meta["tags"]
     return nb
