@@ -23,8 +23,23 @@ import pytest
 from cvlib.presentation.parameters import describe, resolve_annotation
 
 ROOT = Path(__file__).resolve().parent.parent
-SOURCES = sorted((ROOT / "notebooks").glob("*.ipynb"))
 BIN = Path(sys.executable).parent
+
+
+def _sources() -> list[Path]:
+    """The source notebooks the build executes: each chapter's in _toc.yml, and the spec-page notebook."""
+    import importlib.util
+
+    module = sys.modules.get("cvbook_build")
+    if module is None:
+        spec = importlib.util.spec_from_file_location("cvbook_build", ROOT / "book" / "build.py")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules["cvbook_build"] = module
+        spec.loader.exec_module(module)
+    return sorted({module.job_for(name).source for name in module.toc_chapters()} | {module.SPEC_SOURCE})
+
+
+SOURCES = _sources()
 
 
 def _parameters_cell(path: Path) -> str:

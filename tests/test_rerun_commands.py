@@ -107,12 +107,17 @@ SLOW_FIRST = ("performance",)
 
 
 @pytest.fixture(scope="session")
-def reruns() -> dict[str, tuple[Printed, subprocess.CompletedProcess, float]]:
-    """Every chapter's block, run verbatim from the repository root, two at a time."""
+def reruns(request: pytest.FixtureRequest) -> dict[str, tuple[Printed, subprocess.CompletedProcess, float]]:
+    """The selected chapters' blocks (all, unless ``-k`` chose some), run verbatim from the repository root, two at a time."""
     (ROOT / "_runs").mkdir(exist_ok=True)  # tracked in git; made here only for an unusual checkout
     env = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}", "VIRTUAL_ENV": str(BIN.parent)}
     env.pop("CVBOOK_ROOT", None)
-    blocks = {name: printed(name) for name in CHAPTER_NAMES}
+    selected = {
+        item.callspec.params["chapter"]
+        for item in request.session.items
+        if getattr(item, "originalname", "") == "test_printed_command_runs_and_moves_the_named_value"
+    }
+    blocks = {name: printed(name) for name in CHAPTER_NAMES if name in selected}
 
     def run(block: Printed) -> tuple[Printed, subprocess.CompletedProcess, float]:
         (ROOT / block.output).unlink(missing_ok=True)
