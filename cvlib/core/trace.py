@@ -23,7 +23,7 @@ from cvlib.core.world import SpendKind, World
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["Trace", "TraceEntry", "TraceKind", "TraceRecorder", "trace_both", "trace_run"]
+__all__ = ["RunnableSetup", "Trace", "TraceEntry", "TraceKind", "TraceRecorder", "trace_both", "trace_run"]
 
 #: What one stretch of spent steps was spent on (the world's own names for them).
 TraceKind = SpendKind

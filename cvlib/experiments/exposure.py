@@ -4,7 +4,7 @@ The article's generators tie breadth to size (one root fact under every
 step) or to depth (chains inside isolated branches), so its finding "size,
 not shape, drives doomed work" could not tell the three apart. Random layered
 DAGs with several facts and isolated branches that fan out
-(:mod:`cvlib.random_plans`) pull them apart. For a plan and the facts that
+(:mod:`cvlib.scenarios.random_plans`) pull them apart. For a plan and the facts that
 break, the *exposed set* is the non-action steps before the first action
 whose closure holds a broken fact, and
 

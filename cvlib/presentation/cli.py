@@ -86,13 +86,20 @@ def _table(run) -> str:
     return "\n".join(lines)
 
 
-@main.command("run")
+_RUN_HELP = f"""Run scenario NAME on both executors.
+
+NAME is one of {", ".join(SCENARIOS)}; `cvlib list` describes each, with its
+parameters and their defaults. Override a parameter with -p, e.g.
+`cvlib run A -p depth=6 -p change_tick=2`.
+"""
+
+
+@main.command("run", help=_RUN_HELP)
 @click.argument("name")
 @click.option("--param", "-p", "pairs", multiple=True, metavar="KEY=VALUE", help="Override a scenario parameter.")
 @click.option("--json", "as_json", is_flag=True, help="Print the run as JSON instead of a table.")
 @_friendly
 def run(name: str, pairs: tuple[str, ...], as_json: bool) -> None:
-    """Run scenario NAME on both executors."""
     result = run_scenario(name, **_parse_params(name, pairs))
     if as_json:
         click.echo(json.dumps(result.to_dict(), indent=2, sort_keys=True))
@@ -129,7 +136,19 @@ def _text_table(rows: list[dict[str, Any]], keys: tuple[str, ...]) -> str:
 @click.option("--json", "as_json", is_flag=True, help="Print the run as JSON instead of a table.")
 @_friendly
 def spec(path: str, as_json: bool) -> None:
-    """Run the scenario described by the spec file PATH (YAML or JSON)."""
+    """Run the scenario described by the spec file PATH (YAML or JSON).
+
+    A spec file is one mapping with the keys: name (required); title and
+    description (for its book page); facts (required: a list of id, value and
+    optional valid_until); plan (required: a generator, chain, branching or
+    multi_branch, with its params, or explicit steps with id, kind, requires
+    and after); events (a list of tick, fact, kind replace or ambiguous,
+    new_value, ground_truth_changed); at_risk; and budget (null computes it).
+
+    Example: data/scenarios/two_suppliers.yaml. The book page "The spec file
+    format" (book/spec_format.md) documents every key, and
+    `bash scripts/book.sh --spec PATH` turns a spec file into a page of the book.
+    """
     result = run_spec(path)
     if as_json:
         click.echo(json.dumps(result.to_dict(), indent=2, sort_keys=True, default=str))

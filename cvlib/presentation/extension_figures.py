@@ -1,7 +1,7 @@
 """Figures for the "Beyond the article" chapters (X1-X5).
 
-Same look as :mod:`cvlib.plots` (call :func:`cvlib.plots.set_style` first);
-executor colours come from :data:`cvlib.plots.PALETTE`, and the extra
+Same look as :mod:`cvlib.presentation.figures` (call :func:`cvlib.presentation.figures.set_style` first);
+executor colours come from :data:`cvlib.presentation.figures.PALETTE`, and the extra
 categories these chapters need get their own named colours here.
 """
 

@@ -82,7 +82,7 @@ def mechanism_figure(
     Parameters
     ----------
     traces:
-        ``{"baseline": Trace, "validity_aware": Trace}`` from :func:`cvlib.trace.trace_both`.
+        ``{"baseline": Trace, "validity_aware": Trace}`` from :func:`cvlib.core.trace.trace_both`.
     markers:
         ``(tick, label)`` pairs to mark, e.g. ``[(1, "F1: $420 → $610")]``:
         the moments the world changes.
@@ -174,7 +174,7 @@ def pfw_vs_size_figure(
 
     Every run lands on the dashed line PFW = size − 1 whatever its shape;
     validity-aware sits at zero. Inputs are the DataFrames of
-    :func:`cvlib.depth_sweep`, rows of :func:`cvlib.sweeps.run_row` for the
+    :func:`cvlib.depth_sweep`, rows of :func:`cvlib.experiments.article.run_row` for the
     named topologies (with a ``label`` column), and :func:`cvlib.topology_grid`;
     any may be None. Both axes are symmetric-log so the zero line and plans of
     hundreds of steps fit on one chart.
@@ -286,7 +286,7 @@ def budget_sweep_figure(sweep: pd.DataFrame, window: Sequence[int]) -> Figure:
 def steps_comparison_figure(runs: Mapping[str, ScenarioRun]) -> Figure:
     """Steps used by each executor, scenario by scenario, verifications marked.
 
-    ``runs`` maps a display label to a :class:`~cvlib.scenarios.ScenarioRun`.
+    ``runs`` maps a display label to a :class:`~cvlib.scenarios.setup.ScenarioRun`.
     """
     import numpy as np
 

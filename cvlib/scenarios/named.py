@@ -35,7 +35,7 @@ class Param:
     help: str = ""
 
     def check(self, value: Any) -> Any:
-        """``value`` if it suits this parameter, else a :class:`~cvlib.errors.ParameterError` naming it."""
+        """``value`` if it suits this parameter, else a :class:`~cvlib.core.errors.ParameterError` naming it."""
         if self.kind == "bool":
             return require_bool(self.name, value)
         if self.kind == "optional_int" and value is None:
@@ -262,7 +262,7 @@ def scenario_names() -> list[str]:
 
 
 def get_scenario(name: str) -> ScenarioDefinition:
-    """The definition of a named scenario; an unknown name raises a :class:`~cvlib.errors.ParameterError` listing the known ones."""
+    """The definition of a named scenario; an unknown name raises a :class:`~cvlib.core.errors.ParameterError` listing the known ones."""
     if not isinstance(name, str) or name not in SCENARIOS:
         raise ParameterError(f"unknown scenario {name!r}; expected one of {', '.join(SCENARIOS)}")
     return SCENARIOS[name]
@@ -274,7 +274,7 @@ def setup_scenario(name: str, **params: Any) -> ScenarioSetup:
 
 
 def run_scenario(name: str, *, rules: ExecutionRules | None = None, **params: Any) -> ScenarioRun:
-    """Run a named scenario on both executors (under ``rules`` if given; see :mod:`cvlib.rules`).
+    """Run a named scenario on both executors (under ``rules`` if given; see :mod:`cvlib.core.rules`).
 
     >>> run = run_scenario("A")
     >>> run.baseline.steps_used, run.validity_aware.steps_used

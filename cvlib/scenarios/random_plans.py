@@ -233,7 +233,7 @@ def plan_seed(seed: int, index: int) -> int:
     """
     seed = require_int("seed", seed)
     index = require_int("index", index, minimum=0)
-    return random.Random(f"cvlib.random_plans:{seed}:{index}").getrandbits(63)
+    return random.Random(f"cvlib.scenarios.random_plans:{seed}:{index}").getrandbits(63)
 
 
 def random_plan(family: str, seed: int, max_steps: int = 60) -> tuple[PlanGraph, dict[str, int]]:

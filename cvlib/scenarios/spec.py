@@ -2,8 +2,9 @@
 
 A spec is a YAML or JSON mapping::
 
-    name: two-suppliers
-    description: what it tests
+    name: two-suppliers         # required: names the scenario in results
+    title: Two suppliers        # optional: the title of its book page (default: name)
+    description: what it tests  # optional: the page's opening paragraph (Markdown)
     facts:                      # every fact the world starts with
       - {id: F1, value: 420}
       - {id: F2, value: in stock, valid_until: 5}
@@ -20,7 +21,9 @@ A spec is a YAML or JSON mapping::
     at_risk: F1                 # sizes the budget and the recovery cost
     budget: null                # null: steps + closure(at_risk) + 1
 
-Every error names the file, the entry and what was expected.
+Every error names the file, the entry and what was expected. The book page
+"The spec file format" (``book/spec_format.md``) documents every key, and
+``bash scripts/book.sh --spec FILE`` turns a spec file into a page of the book.
 """
 
 from __future__ import annotations
@@ -39,7 +42,7 @@ from cvlib.core.world import World
 from cvlib.scenarios import generators
 from cvlib.scenarios.setup import ScenarioRun, ScenarioSetup
 
-_TOP_KEYS = {"name", "description", "facts", "plan", "events", "at_risk", "budget"}
+_TOP_KEYS = {"name", "title", "description", "facts", "plan", "events", "at_risk", "budget"}
 
 
 def read_spec(path: str | Path) -> dict[str, Any]:
@@ -83,6 +86,10 @@ def setup_from_spec(spec: Mapping[str, Any], source: str = "spec") -> ScenarioSe
     name = spec["name"]
     if not isinstance(name, str) or not name:
         raise fail(f"'name' must be a non-empty string, got {name!r}")
+    for key in ("title", "description"):
+        text = spec.get(key)
+        if text is not None and (not isinstance(text, str) or not text.strip()):
+            raise fail(f"{key!r} must be a non-empty string (or left out), got {text!r}")
 
     facts = _facts(spec["facts"], fail)
     plan = _plan(spec["plan"], fail)
@@ -124,7 +131,7 @@ def setup_from_spec(spec: Mapping[str, Any], source: str = "spec") -> ScenarioSe
 
 
 def load_spec(path: str | Path) -> ScenarioSetup:
-    """Read and validate a spec file into a runnable :class:`~cvlib.scenarios.ScenarioSetup`."""
+    """Read and validate a spec file into a runnable :class:`~cvlib.scenarios.setup.ScenarioSetup`."""
     return setup_from_spec(read_spec(path), source=str(path))
 
 
