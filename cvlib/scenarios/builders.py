@@ -12,6 +12,7 @@ from cvlib.core.executors import compute_budget
 from cvlib.core.facts import Fact
 from cvlib.core.graph import PlanGraph, Step, StepKind
 from cvlib.core.validation import require_int
+from cvlib.scenarios import sizes
 from cvlib.scenarios.plan_families import staged_chain
 from cvlib.scenarios.setup import ScenarioSetup
 
@@ -36,6 +37,7 @@ def staged_setup(depth: int, num_actions: int, change_tick: int):
 def operational_setup(depth: int = 8, db_step: int = 1):
     """A chain whose first step rests on a price (F1) and step ``db_step`` on a record count (F2) read from ``db``."""
     depth = require_int("depth", depth, minimum=2)
+    sizes.chain_size(depth).check()
     db_step = require_int("db_step", db_step, minimum=0)
     if db_step >= depth - 1:
         raise ParameterError(f"db_step must be a step before the action (< {depth - 1}), got {db_step}")
