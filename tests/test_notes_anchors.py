@@ -1,17 +1,12 @@
-"""Symbol discovery and the two hashes (cvlib/notes/anchors.py)."""
+"""Symbol discovery and the hashes (cvlib/notes/anchors.py, cvlib/notes/python.py)."""
 
 from __future__ import annotations
 
 import pytest
 
-from cvlib.notes.anchors import (
-    MIN_IDENTIFIABLE_NODES,
-    UnparsableSource,
-    normalized_text,
-    read_snapshot,
-    read_source,
-    symbols,
-)
+from cvlib.notes.anchors import read_snapshot, read_source, symbols
+from cvlib.notes.errors import UnparsableSource
+from cvlib.notes.symbols import MIN_IDENTIFIABLE_NODES
 
 SOURCE = '''\
 import sys
@@ -56,14 +51,14 @@ def by_name(src: str = SOURCE) -> dict:
 def test_qualnames_kinds_and_choices():
     found = by_name()
     assert list(found) == [
-        "top", "Box", "Box.size", "Box.size#2", "Box.Inner", "Box.Inner.deep", "compat", "compat#2", "fetch",
+        "top", "top.inner", "Box", "Box.size", "Box.size#2", "Box.Inner", "Box.Inner.deep", "compat", "compat#2", "fetch",
     ]
     assert found["top"].kind == "function"
     assert found["Box"].kind == "class"
     assert found["Box.size"].kind == "method"
     assert found["Box.Inner.deep"].kind == "method"
     assert found["fetch"].kind == "function"
-    assert "inner" not in found and "top.inner" not in found  # nested functions belong to their parent
+    assert found["top.inner"].kind == "nested"  # anchorable on its own; depends on its enclosing function
 
 
 def test_lines_start_at_the_first_decorator():
@@ -109,7 +104,9 @@ def test_node_counts_behind_the_threshold():
 
 
 def test_normalized_text_is_version_stable_and_positionless():
-    text = normalized_text(__import__("ast").parse("def f(x):\n    return x\n").body[0])
+    from cvlib.notes.python import nameless
+
+    text = nameless(__import__("ast").parse("def f(x):\n    return x\n").body[0], "f")
     assert "lineno" not in text and "type_params" not in text and "'f'" not in text
 
 
@@ -140,3 +137,79 @@ def test_read_snapshot_refuses_a_missing_directory(tmp_path):
 
     with pytest.raises(NotesError, match="does not exist"):
         read_snapshot(tmp_path / "nope")
+
+
+def test_constants_attributes_and_rebindings_are_symbols():
+    found = by_name(
+        "ELAPSED_TIME_LABEL = 'Elapsed time'\n"
+        "A, B = 1, 2\n"
+        "TOTAL: int = 3\n"
+        "TOTAL += 1\n"
+        "class C:\n    size = 4\n    label: str\n    def m(self):\n        return self.size\n"
+    )
+    assert {q: s.kind for q, s in found.items()} == {
+        "ELAPSED_TIME_LABEL": "constant", "A": "constant", "B": "constant", "TOTAL": "constant", "TOTAL#2": "constant",
+        "C": "class", "C.size": "attribute", "C.label": "attribute", "C.m": "method",
+    }
+    assert found["ELAPSED_TIME_LABEL"].lines == 1
+
+
+def test_renaming_a_constant_keeps_its_normalized_hash():
+    assert symbols("X = [1, 2, 3]\n")[0].norm_hash == symbols("Y = [1, 2, 3]\n")[0].norm_hash
+    assert symbols("X = [1, 2, 3]\n")[0].norm_hash != symbols("X = [1, 2, 4]\n")[0].norm_hash
+
+
+def test_read_snapshot_reads_rust_files_and_skips_cargo_target(tmp_path):
+    (tmp_path / "Cargo.toml").write_text("[package]\n")
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "lib.rs").write_text("fn f() {}\n")
+    (tmp_path / "target" / "debug").mkdir(parents=True)
+    (tmp_path / "target" / "debug" / "gen.rs").write_text("fn g() {}\n")
+    assert list(read_snapshot(tmp_path)) == ["src/lib.rs"]
+
+
+def test_tree_sitter_is_loaded_only_for_rust_files():
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, cvlib.notes\n"
+        "from cvlib.notes import anchor, locate\n"
+        "a = anchor({'m.py': 'def f():\\n    return 1\\n'}, 'm.py', 'f')\n"
+        "assert 'tree_sitter' not in sys.modules, 'loaded for Python'\n"
+        "import cvlib.notes.cli\n"
+        "assert 'tree_sitter' not in sys.modules, 'loaded by the CLI'\n"
+        "try:\n"
+        "    anchor({'a.rs': 'fn f() {}\\n'}, 'a.rs', 'f')\n"
+        "except Exception as err:\n"
+        "    print(type(err).__name__)\n"
+        "print('tree_sitter' in sys.modules)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip().splitlines()[-1] == "True"
+
+
+def test_a_missing_rust_grammar_is_a_clear_error(monkeypatch):
+    import sys
+
+    from cvlib.notes import LanguageUnavailable
+    from cvlib.notes import rust
+
+    rust._parser.cache_clear()
+    monkeypatch.setitem(sys.modules, "tree_sitter_rust", None)
+    try:
+        with pytest.raises(LanguageUnavailable, match="pip install tree-sitter tree-sitter-rust"):
+            symbols("fn f() {}\n", "a.rs")
+        from cvlib.notes import Status, anchor, locate
+
+        stored = anchor({"m.py": "def f():\n    return 1\n"}, "m.py", "f")
+        where = locate(stored, {"m.py": "def g():\n    return 1\n", "a.rs": "fn f() {}\n"})
+        assert where.status is Status.MISSING  # the Rust file is skipped, the check goes on
+        from cvlib.notes.gate import Anchor
+
+        on_rust = Anchor("a.rs", "f", "a" * 64, "b" * 64, "c" * 64)
+        where = locate(on_rust, {"a.rs": "fn f() {}\n"})
+        assert where.status is Status.UNPARSABLE and "pip install" in where.reason
+    finally:
+        rust._parser.cache_clear()

@@ -165,7 +165,11 @@ def test_note_validates_its_fields():
     with pytest.raises(TypeError):
         Note("x", "t", a, Tier.HIGH, True)  # keyword arguments only
     with pytest.raises(NotesError, match="norm_hash"):
-        Anchor("p.py", "f", "abc", "")
+        Anchor("p.py", "f", "a" * 64, "", "b" * 64)
+    with pytest.raises(NotesError, match="dep_hash"):
+        Anchor("p.py", "f", "a" * 64, "b" * 64, "xyz")
+    with pytest.raises(NotesError, match="deps"):
+        Anchor("p.py", "f", "a" * 64, "b" * 64, "c" * 64, deps=(("x",),))
 
 
 def test_public_api_through_cv():
@@ -310,3 +314,13 @@ def test_the_gate_never_shows_a_note_whose_code_differs(fn1, a, b, data):
     n, snap = gated(fn1, a, render(fn2, b))
     same_code = oracle(render(fn1, a)) == oracle(render(fn2, b))
     assert agent_visible(n, snap) == same_code  # shown exactly when the code is the same
+
+
+def test_symbol_rows_without_a_dependency_hash_are_refused():
+    from cvlib.notes import Symbol
+
+    row = Symbol("m.py", "f", "function", "a" * 64, "b" * 64, 2, 12)
+    index = SymbolIndex.from_symbols([row])
+    stored = Anchor("m.py", "f", "a" * 64, "b" * 64, "c" * 64)
+    with pytest.raises(NotesError, match="no dependency hash"):
+        locate(stored, index)

@@ -10,9 +10,12 @@ import pandas as pd
 import pytest
 
 from cvlib.notes import NotesError, anchor, locate
-from cvlib.notes.anchors import symbols
+from cvlib.notes.anchors import analyse, dependency_fingerprint, symbols
 from cvlib.notes.history import (
     HISTORY_COLUMNS,
+    changed_dependency_kinds,
+    gate_comparison,
+    gate_totals,
     duplicate_share_by_size,
     forgiven,
     load_history,
@@ -36,9 +39,12 @@ def table_of(releases) -> pd.DataFrame:
     rows = []
     for k, snap in enumerate(releases):
         for path, source in snap.items():
-            for s in symbols(source, path):
+            parsed = analyse(source, path)
+            for s in parsed.rows():
+                dep_hash, deps = dependency_fingerprint(parsed.dependencies(s.qualname))
                 rows.append(dict(release=k, version=f"0.{k}", path=path, qualname=s.qualname, kind=s.kind,
-                                 raw_hash=s.raw_hash, norm_hash=s.norm_hash, lines=s.lines, nodes=s.nodes))
+                                 raw_hash=s.raw_hash, norm_hash=s.norm_hash, dep_hash=dep_hash, lines=s.lines,
+                                 nodes=s.nodes, deps=[f"{h} {label}" for label, h in deps]))
     return pd.DataFrame(rows, columns=list(HISTORY_COLUMNS)).assign(project="toy")
 
 
@@ -47,6 +53,7 @@ def test_replay_matches_locate_on_snapshots():
     for row in replayed.itertuples():
         a = anchor(RELEASES[row.from_release], row.path, row.qualname)
         assert locate(a, RELEASES[row.to_release]).status.name == row.status
+        assert row.status_symbol == ("FRESH" if row.status == "DEPENDENCY_CHANGED" else row.status)
 
 
 def test_step_shares_review_and_forgiveness():
@@ -132,6 +139,9 @@ def test_fetch_indexes_a_wheel_in_memory_deterministically():
     ]
     expected = symbols("def g(x):\n    return x * 2\n", "pkg/b.py")[0]
     assert rows[2]["norm_hash"] == expected.norm_hash[: fetch.TABLE_HASH_DIGITS]
+    stored = anchor({"pkg/b.py": "def g(x):\n    return x * 2\n"}, "pkg/b.py", "g")
+    assert rows[2]["dep_hash"] == stored.dep_hash[: fetch.TABLE_HASH_DIGITS]
+    assert [d.split(" ", 1)[1] for d in rows[2]["deps"]] == [label for label, _ in stored.deps]
     assert fetch.table_bytes(rows) == fetch.table_bytes(list(reversed(rows)))  # sorted, same bytes
     back = pd.read_parquet(io.BytesIO(fetch.table_bytes(rows)))
     assert list(back.columns) == list(HISTORY_COLUMNS)
@@ -140,7 +150,7 @@ def test_fetch_indexes_a_wheel_in_memory_deterministically():
 def test_unparsable_rows_become_unparsable_statuses():
     t = table_of(RELEASES[:2])
     broken = pd.DataFrame([dict(release=2, version="0.2", path="m.py", qualname="", kind="unparsable",
-                                raw_hash="", norm_hash="", lines=3, nodes=0)])
+                                raw_hash="", norm_hash="", dep_hash="", lines=3, nodes=0, deps=[])])
     t = pd.concat([t, broken.assign(project="toy")], ignore_index=True)
     replayed = replay(t)
     assert set(replayed.loc[replayed.to_release == 2, "status"]) == {"UNPARSABLE"}
@@ -153,7 +163,8 @@ def test_status_by_horizon_counts_the_status_then():
     assert by_h.loc[2, "notes"] == 3
     # from release 0 to 2: keep FRESH, edit CHANGED, move now lives in n.py as `moved` -> RENAMED
     assert by_h.loc[2, ["FRESH", "CHANGED", "RENAMED"]].tolist() == pytest.approx([1 / 3, 1 / 3, 1 / 3])
-    assert by_h[["FRESH", "CHANGED", "RENAMED", "AMBIGUOUS", "MISSING", "UNPARSABLE"]].sum(axis=1).tolist() == pytest.approx([1, 1])
+    assert by_h[["FRESH", "CHANGED", "DEPENDENCY_CHANGED", "RENAMED", "AMBIGUOUS", "MISSING", "UNPARSABLE",
+                 "UNREADABLE"]].sum(axis=1).tolist() == pytest.approx([1, 1])
 
 
 def test_list_parameters_given_as_strings_get_a_clear_error():
@@ -165,3 +176,34 @@ def test_list_parameters_given_as_strings_get_a_clear_error():
     with pytest.raises(ParameterError, match="kinds must be among"):
         replay(table_of(RELEASES), kinds=["module"])
     assert list(load_histories(["httpie"], DATA)) == ["httpie"]
+
+
+DEPENDENT = [
+    {"m.py": "LIMIT = 5\n\ndef use(a):\n    return min(a, LIMIT) * 100\n\ndef alone(a):\n    return a + 1000\n"},
+    {"m.py": "LIMIT = 50\n\ndef use(a):\n    return min(a, LIMIT) * 100\n\ndef alone(a):\n    return a + 1000\n"},
+    {"m.py": "LIMIT = 50  # raised\n\ndef use(a):\n    return min(a, LIMIT) * 100\n\ndef alone(a):\n    return a + 1001\n"},
+]
+
+
+def test_the_two_gates_side_by_side():
+    replayed = replay(table_of(DEPENDENT))
+    step = replayed[replayed.horizon == 1].set_index(["from_release", "qualname"])
+    assert step.loc[(0, "use"), "status"] == "DEPENDENCY_CHANGED" and step.loc[(0, "use"), "status_symbol"] == "FRESH"
+    assert step.loc[(0, "use"), "changed"] == "LIMIT"
+    assert step.loc[(1, "use"), "status"] == "FRESH"  # a comment on the constant is cosmetic
+    assert step.loc[(1, "alone"), "status"] == "CHANGED"
+    comparison = gate_comparison(replayed).set_index("from_release")
+    assert comparison.loc[0, ["withheld_symbol", "withheld_dependency", "symbol_fresh", "dependency_changed"]].tolist() == [0, 1, 2, 1]
+    assert comparison.loc[0, "false_fresh"] == pytest.approx(0.5)
+    totals = gate_totals(replayed).set_index("project")
+    assert totals.loc["all", "withheld_dependency"] == 2 and totals.loc["all", "false_fresh"] == pytest.approx(1 / 3)
+    kinds = changed_dependency_kinds(replayed)
+    assert kinds[["kind", "note_steps"]].values.tolist() == [["module name", 1]]
+
+
+@pytest.mark.parametrize("project", PROJECTS)
+def test_committed_tables_hold_dependency_fingerprints(project):
+    table = load_history(project, DATA)
+    parsed = table[table["kind"] != "unparsable"]
+    assert parsed["dep_hash"].str.fullmatch(r"[0-9a-f]{16}").all()
+    assert parsed["deps"].map(len).gt(0).all()  # every symbol depends at least on its own binding

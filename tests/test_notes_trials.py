@@ -129,8 +129,9 @@ def test_policy_rates_bound_verify_per_trial(trials):
 def test_expected_stale_edits_gate_is_zero_and_pays_in_withheld_notes(trials):
     steps = pd.DataFrame([dict(project="p", notes=1000, steps=10, CHANGED=100, RENAMED=10, AMBIGUOUS=0, MISSING=5, UNPARSABLE=0)])
     out = expected_stale_edits(steps, policy_rates(trials), wrong_share=0.5).set_index(["model", "policy"])
-    assert out.loc[("GLM 5.2", "gate"), "stale_edits"] == 0.0
-    assert out.loc[("GLM 5.2", "gate"), "true_withheld"] == pytest.approx((10 + 50) * 100 / 1000)
+    assert out.loc[("GLM 5.2", "dependency-aware gate"), "stale_edits"] == 0.0
+    assert out.loc[("GLM 5.2", "dependency-aware gate"), "true_withheld"] == pytest.approx((10 + 50) * 100 / 1000)
+    assert out.loc[("GLM 5.2", "symbol-only gate"), "stale_edits"] == 0.0  # no dependency changes in this table
     assert out.loc[("GLM 5.2", "warn with a label"), "stale_edits"] == pytest.approx(5.0 * 113 / 120)
     with pytest.raises(ParameterError):
         expected_stale_edits(steps, policy_rates(trials), wrong_share=2)
@@ -143,3 +144,15 @@ def test_bad_counts_file(tmp_path):
     bad.write_text(COUNTS.read_text().replace(",113,120,", ",130,120,", 1))
     with pytest.raises(NotesError, match="130 of 120"):
         load_trials(bad)
+
+
+def test_symbol_only_gate_shows_notes_whose_dependencies_changed(trials):
+    steps = pd.DataFrame([dict(project="p", notes=1000, steps=10, CHANGED=100, DEPENDENCY_CHANGED=40, RENAMED=10,
+                               AMBIGUOUS=0, MISSING=5, UNPARSABLE=0)])
+    out = expected_stale_edits(steps, policy_rates(trials), wrong_share=0.5).set_index(["model", "policy"])
+    # 40 dependency changes, half of them wrong, shown as fresh and acted on at the true-note rate (116 of 120)
+    assert out.loc[("GLM 5.2", "symbol-only gate"), "stale_edits"] == pytest.approx(20 * 100 / 1000 * 116 / 120)
+    assert out.loc[("GLM 5.2", "dependency-aware gate"), "stale_edits"] == 0.0
+    assert out.loc[("GLM 5.2", "dependency-aware gate"), "true_withheld"] == pytest.approx((10 + 70) * 100 / 1000)
+    assert out.loc[("GLM 5.2", "symbol-only gate"), "true_withheld"] == pytest.approx((10 + 50) * 100 / 1000)
+    assert out.loc[("GLM 5.2", "warn with a label"), "stale_edits"] == pytest.approx(7.0 * 113 / 120)

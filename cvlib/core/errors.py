@@ -41,4 +41,8 @@ class SweepError(CvlibError):
 
 
 class NotesError(CvlibError):
-    """A note, a notes file, a snapshot or a history table is not one the notes gate can work with."""
+    """A note, a notes file, a snapshot or a history table is not one the notes gate can work with.
+
+    The root of :mod:`cvlib.notes`' own errors (:mod:`cvlib.notes.errors`), kept
+    here so every error cvlib raises hangs from the one :class:`CvlibError` tree.
+    """

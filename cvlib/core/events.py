@@ -144,29 +144,90 @@ class ObservationLog:
             self._observed[fact_id] = require_int(f"observation tick of {fact_id!r}", tick, minimum=0)
 
     def record(self, evidence: Evidence) -> int:
-        """Take ``evidence`` into account; return the fact's (possibly unchanged) observation tick."""
+        """Take ``evidence`` into account; only a later observation moves the fact's tick forward.
+
+        Parameters
+        ----------
+        evidence : Evidence
+            When the fact was observed at its source and when it was read.
+
+        Returns
+        -------
+        int
+            The fact's observation tick after this evidence (unchanged if the evidence is older).
+        """
         current = self._observed.get(evidence.fact_id)
         if current is None or evidence.observed_at > current:
             self._observed[evidence.fact_id] = evidence.observed_at
         return self._observed[evidence.fact_id]
 
     def observed_at(self, fact_id: str) -> int | None:
-        """Latest tick ``fact_id`` was observed at its source, or None if never."""
+        """Latest tick ``fact_id`` was observed at its source.
+
+        Parameters
+        ----------
+        fact_id : str
+            The fact.
+
+        Returns
+        -------
+        int or None
+            None if it was never observed.
+        """
         return self._observed.get(fact_id)
 
     def age(self, fact_id: str, now: int) -> int | None:
-        """Ticks since the fact was last observed at its source (None if never)."""
+        """Ticks since the fact was last observed at its source.
+
+        Parameters
+        ----------
+        fact_id : str
+            The fact.
+        now : int
+            The current tick.
+
+        Returns
+        -------
+        int or None
+            None if it was never observed.
+        """
         seen = self._observed.get(fact_id)
         return None if seen is None else now - seen
 
     def horizon(self, fact_id: str, ttl: int) -> int | None:
-        """Last tick at which the fact is still fresh under ``ttl``."""
+        """Last tick at which the fact is still fresh under ``ttl``, counted from its observation.
+
+        Parameters
+        ----------
+        fact_id : str
+            The fact.
+        ttl : int
+            Time-to-live in ticks.
+
+        Returns
+        -------
+        int or None
+            None if it was never observed.
+        """
         seen = self._observed.get(fact_id)
         return None if seen is None else seen + ttl
 
 
 def check_supports(supports: Mapping[str, str] | None, facts: Iterable[str]) -> dict[str, str]:
-    """Validate a fact -> supporting resource map against the facts a world holds."""
+    """Validate a fact -> supporting resource map against the facts a world holds.
+
+    Parameters
+    ----------
+    supports : mapping of str to str, optional
+        Fact id -> the resource that makes it usable; None for none.
+    facts : iterable of str
+        The fact ids the world holds.
+
+    Returns
+    -------
+    dict of str to str
+        A checked copy.
+    """
     if supports is None:
         return {}
     if not isinstance(supports, Mapping):

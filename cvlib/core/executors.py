@@ -128,7 +128,12 @@ class ExecutorResult:
         )
 
     def to_dict(self) -> dict[str, Any]:
-        """Every field plus ``scur``, flat, for one row of a results table."""
+        """Every field plus ``scur``, flat, for one row of a results table.
+
+        Returns
+        -------
+        dict
+        """
         out = asdict(self)
         out["scur"] = self.scur
         return out
@@ -181,13 +186,36 @@ class RunState:
         self.committed: set[int] = set()
 
     def next_action(self, position: int) -> int:
-        """Position of the first action at or after ``position`` (the last position when none is left)."""
+        """Position of the first action at or after ``position``.
+
+        Parameters
+        ----------
+        position : int
+            A position in the execution order.
+
+        Returns
+        -------
+        int
+            The last position when no action is left.
+        """
         actions = self.columns.actions
         k = bisect_left(actions, position)
         return actions[k] if k < len(actions) else len(self.columns.closures) - 1
 
     def redo_cost(self, position: int, refresh: frozenset[str]) -> int:
-        """What a replan that carries on costs at ``position`` under the rules' recovery model."""
+        """What a replan that carries on costs at ``position`` under the rules' recovery model.
+
+        Parameters
+        ----------
+        position : int
+            The step that triggered the replan.
+        refresh : frozenset of str
+            The facts the replan re-observes.
+
+        Returns
+        -------
+        int
+        """
         return redo_cost_before(self.rules.recovery, self.columns, position, self.committed, refresh)
 
     def gain_and_loss(self, position: int, doubtful: frozenset[str]) -> tuple[int, int]:
@@ -200,6 +228,18 @@ class RunState:
         anyway, and a real change then costs redoing the doomed ones and the
         failed attempt; a false alarm costs a replan that redoes the executed
         steps resting on the doubtful facts.
+
+        Parameters
+        ----------
+        position : int
+            Where the verification would happen.
+        doubtful : frozenset of str
+            The doubtful facts of the step's closure.
+
+        Returns
+        -------
+        tuple of (int, int)
+            ``(gain, loss)``.
         """
         action = self.next_action(position)
         remaining = action - position + 1
@@ -222,13 +262,50 @@ class Policy(Protocol):
         """The executor's name in results and tables."""
 
     def watched_states(self, rules: ExecutionRules) -> frozenset[ValidityState]:
-        """Beliefs that make the loop hand a step to :meth:`check` (empty: only actions are handed over)."""
+        """Beliefs that make the loop hand a step to :meth:`check` (empty: only actions are handed over).
+
+        Parameters
+        ----------
+        rules : ExecutionRules
+            The world's rules.
+
+        Returns
+        -------
+        frozenset of ValidityState
+        """
 
     def watches_health(self, rules: ExecutionRules) -> bool:
-        """Whether a fact whose resource is announced down also makes the loop hand its step over."""
+        """Whether a fact whose resource is announced down also makes the loop hand its step over.
+
+        Parameters
+        ----------
+        rules : ExecutionRules
+            The world's rules.
+
+        Returns
+        -------
+        bool
+        """
 
     def check(self, view: BeliefView, run: RunState, position: int, closure: frozenset[str]) -> Replan | None:
-        """Before executing the step at ``position``: None to go ahead, or a :class:`Replan`."""
+        """Before executing the step at ``position``: go ahead, or replan.
+
+        Parameters
+        ----------
+        view : BeliefView
+            The executor's handle on the world.
+        run : RunState
+            The loop's progress (read only).
+        position : int
+            The step's position in the execution order.
+        closure : frozenset of str
+            The facts the step rests on.
+
+        Returns
+        -------
+        Replan or None
+            None to execute the step.
+        """
 
 
 @dataclass(frozen=True, slots=True)
@@ -238,15 +315,47 @@ class Baseline:
     name: str = BASELINE
 
     def watched_states(self, rules: ExecutionRules) -> frozenset[ValidityState]:
-        """Nothing: the baseline never looks at belief."""
+        """Nothing: the baseline never looks at belief.
+
+        Parameters
+        ----------
+        rules : ExecutionRules
+            The world's rules (unused).
+
+        Returns
+        -------
+        frozenset of ValidityState
+            Empty.
+        """
         return frozenset()
 
     def watches_health(self, rules: ExecutionRules) -> bool:
-        """No."""
+        """Never: the baseline reads no health signal.
+
+        Parameters
+        ----------
+        rules : ExecutionRules
+            The world's rules (unused).
+
+        Returns
+        -------
+        bool
+            False.
+        """
         return False
 
     def check(self, view: BeliefView, run: RunState, position: int, closure: frozenset[str]) -> Replan | None:
-        """Always go ahead."""
+        """Always go ahead: the baseline learns of a break only when an action fails.
+
+        Parameters
+        ----------
+        view, run, position, closure
+            As for :meth:`Policy.check` (unused).
+
+        Returns
+        -------
+        None
+        """
         return None
 
 
@@ -263,15 +372,51 @@ class ValidityAware:
     name: str = VALIDITY_AWARE
 
     def watched_states(self, rules: ExecutionRules) -> frozenset[ValidityState]:
-        """SUPERSEDED, and the doubtful states unless the rules never verify."""
+        """SUPERSEDED, and the doubtful states unless the rules never verify.
+
+        Parameters
+        ----------
+        rules : ExecutionRules
+            The world's rules.
+
+        Returns
+        -------
+        frozenset of ValidityState
+        """
         return _SUPERSEDED if rules.verify_policy == "never" else _DOUBTFUL_OR_SUPERSEDED
 
     def watches_health(self, rules: ExecutionRules) -> bool:
-        """Only under the dependency checker."""
+        """Only under the dependency checker.
+
+        Parameters
+        ----------
+        rules : ExecutionRules
+            The world's rules.
+
+        Returns
+        -------
+        bool
+        """
         return rules.checker == "dependency"
 
     def check(self, view: BeliefView, run: RunState, position: int, closure: frozenset[str]) -> Replan | None:
-        """Outage, SUPERSEDED, or a failed verification of a doubtful fact: replan; else go ahead."""
+        """Outage, SUPERSEDED, or a failed verification of a doubtful fact: replan; else go ahead.
+
+        Parameters
+        ----------
+        view : BeliefView
+            The executor's handle on the world.
+        run : RunState
+            The loop's progress, for the expected-cost policy.
+        position : int
+            The step's position.
+        closure : frozenset of str
+            The facts the step rests on.
+
+        Returns
+        -------
+        Replan or None
+        """
         rules = run.rules
         if rules.checker == "dependency":
             down = view.resources_down(closure)
@@ -418,7 +563,12 @@ def register_policy(policy: Policy) -> None:
 
 
 def executor_names() -> list[str]:
-    """Names :func:`run_executor` accepts, baseline first (the order of every comparison table)."""
+    """Names :func:`run_executor` accepts, baseline first (the order of every comparison table).
+
+    Returns
+    -------
+    list of str
+    """
     return list(_POLICIES)
 
 
@@ -536,5 +686,10 @@ def run_validity_aware(
 
 
 def policies() -> Mapping[str, Policy]:
-    """Every registered policy by name (a copy)."""
+    """Every registered policy by name (a copy).
+
+    Returns
+    -------
+    dict of str to Policy
+    """
     return dict(_POLICIES)

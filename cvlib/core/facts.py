@@ -101,19 +101,63 @@ class Fact:
         )
 
     def replaced(self, new_value: Any, tick: int) -> Fact:
-        """A newer observation replaced the value: the old belief is SUPERSEDED."""
+        """A newer observation replaced the value: the old belief is SUPERSEDED.
+
+        Parameters
+        ----------
+        new_value : object
+            The value observed now.
+        tick : int
+            When it was observed.
+
+        Returns
+        -------
+        Fact
+            The new fact, holding ``new_value``, with the transition in its history.
+        """
         return self._moved(tick, ValidityState.SUPERSEDED, new_value, keep_value=False)
 
     def marked_ambiguous(self, tick: int) -> Fact:
-        """A signal says the fact may have changed, without a new value: UNKNOWN."""
+        """A signal says the fact may have changed, without a new value: UNKNOWN.
+
+        Parameters
+        ----------
+        tick : int
+            When the signal arrived.
+
+        Returns
+        -------
+        Fact
+        """
         return self._moved(tick, ValidityState.UNKNOWN)
 
     def is_due_to_expire(self, tick: int) -> bool:
-        """True when an ACTIVE fact has outlived its validity horizon at ``tick``."""
+        """Whether an ACTIVE fact has outlived its validity horizon at ``tick``.
+
+        Parameters
+        ----------
+        tick : int
+            The current tick.
+
+        Returns
+        -------
+        bool
+        """
         return self.valid_until is not None and tick > self.valid_until and self.state is ValidityState.ACTIVE
 
     def expired(self, tick: int) -> Fact:
-        """The validity horizon passed with no contradiction: STALE (only from ACTIVE)."""
+        """The validity horizon passed with no contradiction: STALE (only from ACTIVE).
+
+        Parameters
+        ----------
+        tick : int
+            The current tick.
+
+        Returns
+        -------
+        Fact
+            The fact itself when it is not due to expire.
+        """
         if not self.is_due_to_expire(tick):
             return self
         return self._moved(tick, ValidityState.STALE)
@@ -124,9 +168,28 @@ class Fact:
         The validity horizon is not extended, so a fact confirmed after expiry
         is STALE again at the next tick it is looked at, as in the original
         benchmark.
+
+        Parameters
+        ----------
+        tick : int
+            When it was confirmed.
+
+        Returns
+        -------
+        Fact
         """
         return self._moved(tick, ValidityState.ACTIVE)
 
     def rejected(self, tick: int) -> Fact:
-        """A verification found the fact no longer holds: SUPERSEDED."""
+        """A verification found the fact no longer holds: SUPERSEDED.
+
+        Parameters
+        ----------
+        tick : int
+            When it was rejected.
+
+        Returns
+        -------
+        Fact
+        """
         return self._moved(tick, ValidityState.SUPERSEDED)

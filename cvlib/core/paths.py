@@ -16,9 +16,21 @@ _MARKERS = ("_toc.yml", "pyproject.toml")
 
 
 def project_root(start: Path | None = None) -> Path:
-    """The cvbook checkout: ``$CVBOOK_ROOT`` if set, else the nearest folder up from ``start``
-    (default: the working directory) holding ``data/`` and ``_toc.yml`` or ``pyproject.toml``,
-    else the folder above the installed package."""
+    """The cvbook checkout, found so that notebooks run from ``notebooks/``, ``book/chapters/`` or anywhere inside.
+
+    ``$CVBOOK_ROOT`` if set, else the nearest folder up from ``start`` holding
+    ``data/`` and ``_toc.yml`` or ``pyproject.toml``, else the checkout the
+    package is installed from.
+
+    Parameters
+    ----------
+    start : pathlib.Path, optional
+        Where to start looking; default the working directory.
+
+    Returns
+    -------
+    pathlib.Path
+    """
     env = os.environ.get("CVBOOK_ROOT")
     if env:
         return Path(env).resolve()
@@ -26,7 +38,7 @@ def project_root(start: Path | None = None) -> Path:
     for folder in (here, *here.parents):
         if (folder / "data").is_dir() and any((folder / m).is_file() for m in _MARKERS):
             return folder
-    fallback = Path(__file__).resolve().parent.parent
+    fallback = Path(__file__).resolve().parents[2]  # cvlib/core/paths.py -> the checkout
     if (fallback / "data").is_dir():
         return fallback
     raise CvlibError(
@@ -35,5 +47,15 @@ def project_root(start: Path | None = None) -> Path:
 
 
 def data_path(*parts: str) -> Path:
-    """A path under the checkout's ``data/`` folder, e.g. ``data_path("scenarios", "x.yaml")``."""
+    """A path under the checkout's ``data/`` folder, e.g. ``data_path("scenarios", "x.yaml")``.
+
+    Parameters
+    ----------
+    *parts : str
+        Path components below ``data/``.
+
+    Returns
+    -------
+    pathlib.Path
+    """
     return project_root() / "data" / Path(*parts)

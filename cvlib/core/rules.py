@@ -4,13 +4,14 @@ The article's mechanics make four simplifications it admits to: recovery is a
 flat charge, verification always resolves at one step, validity is a
 timestamp, and an action that runs past the budget still counts. Each
 extension chapter turns one of them into an option. :class:`ExecutionRules`
-collects those options; its default *is* the article's mechanics, and the
-executors take the original fast path whenever they receive the default, so
-every published number is produced by exactly the code that produced it
-before these options existed.
+collects those options; its default *is* the article's mechanics, so every
+published number comes from the same world and loop as every extension, run
+under ``ExecutionRules()``.
 
 The rule values are small frozen dataclasses so a sweep can build thousands of
-variants cheaply and a result can say which rules produced it.
+variants cheaply and a result can say which rules produced it. The one world
+(:mod:`cvlib.core.world`) and the one executor loop (:mod:`cvlib.core.executors`)
+read them; the default is simply one rule set among the others.
 """
 
 from __future__ import annotations
@@ -79,11 +80,6 @@ class VerificationModel:
         require_int("verification cost", self.cost, minimum=0)
         require_int("verification seed", self.seed)
 
-    @property
-    def is_noisy(self) -> bool:
-        """Whether verification can be wrong (a miss rate or a false-alarm rate above 0)."""
-        return self.miss_rate > 0.0 or self.false_alarm_rate > 0.0
-
 
 @dataclass(frozen=True, slots=True)
 class ExecutionRules:
@@ -145,7 +141,7 @@ class ExecutionRules:
 
     @property
     def is_original(self) -> bool:
-        """True when these rules are the article's, so the original fast path applies."""
+        """True when these rules are the article's (recorded results then leave the rules out)."""
         return self == ORIGINAL
 
     @property
@@ -158,7 +154,13 @@ class ExecutionRules:
         return self.recovery != "flat"
 
     def to_dict(self) -> dict[str, Any]:
-        """Every rule as plain values, nested for the verification model."""
+        """Every rule as plain values, nested for the verification model.
+
+        Returns
+        -------
+        dict
+            JSON-safe.
+        """
         return asdict(self)
 
 
@@ -167,7 +169,17 @@ ORIGINAL = ExecutionRules()
 
 
 def check_rules(rules: object) -> ExecutionRules | None:
-    """Return ``rules`` if it is None or an :class:`ExecutionRules`, else a clear error."""
+    """``rules`` if it is None or an :class:`ExecutionRules`, else a clear error.
+
+    Parameters
+    ----------
+    rules : object
+        What a caller passed as ``rules``.
+
+    Returns
+    -------
+    ExecutionRules or None
+    """
     if rules is None or isinstance(rules, ExecutionRules):
         return rules
     raise ParameterError(f"rules must be an ExecutionRules value or None, got {type(rules).__name__} {rules!r}")

@@ -59,7 +59,13 @@ class Trace:
     entries: tuple[TraceEntry, ...]
 
     def to_frame(self) -> pd.DataFrame:
-        """One row per entry, for display."""
+        """One row per entry, for display.
+
+        Returns
+        -------
+        pandas.DataFrame
+            Columns start, steps, kind, step.
+        """
         import pandas as pd
 
         return pd.DataFrame(
@@ -79,11 +85,27 @@ class TraceRecorder:
         self.entries: list[TraceEntry] = []
 
     def decided(self, position: int) -> None:
-        """Remember which step the next spent steps belong to."""
+        """Remember which step the next spent steps belong to.
+
+        Parameters
+        ----------
+        position : int
+            Position of the step being decided in the execution order.
+        """
         self._current = self._ids[position]
 
     def spent(self, start: int, steps: int, kind: SpendKind) -> None:
-        """Write one stretch down."""
+        """Write one stretch down.
+
+        Parameters
+        ----------
+        start : int
+            The tick the stretch began.
+        steps : int
+            How many steps it took.
+        kind : SpendKind
+            What they were spent on.
+        """
         self.entries.append(TraceEntry(start, steps, kind, self._current))
 
 

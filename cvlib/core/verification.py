@@ -25,16 +25,47 @@ from cvlib.core.validation import require_probability
 
 
 def expected_saving(prior: float, miss_rate: float, false_alarm_rate: float, cost: int, gain: float, loss: float) -> float:
-    """Expected steps saved by verifying now rather than acting on belief (may be negative)."""
+    """Expected steps saved by verifying now rather than acting on belief (may be negative).
+
+    Parameters
+    ----------
+    prior : float
+        Probability that the doubtful fact really changed.
+    miss_rate, false_alarm_rate : float
+        The verification's error rates.
+    cost : int
+        Steps one verification spends.
+    gain : float
+        Steps that catching a real change saves.
+    loss : float
+        Steps a false alarm costs.
+
+    Returns
+    -------
+    float
+        ``prior (1 - miss) gain - (1 - prior) false_alarm loss - cost``.
+    """
     return prior * (1.0 - miss_rate) * gain - (1.0 - prior) * false_alarm_rate * loss - cost
 
 
 def break_even_prior(miss_rate: float, false_alarm_rate: float, cost: int, gain: float, loss: float) -> float:
     """The prior at which verifying and not verifying cost the same, in expectation.
 
-    Returns ``inf`` when no prior makes verifying worthwhile (a check that
-    always misses, or one that saves nothing), and 0.0 when verifying is
-    worthwhile even for a fact that surely did not change.
+    Parameters
+    ----------
+    miss_rate, false_alarm_rate : float
+        The verification's error rates.
+    cost : int
+        Steps one verification spends.
+    gain, loss : float
+        As for :func:`expected_saving`.
+
+    Returns
+    -------
+    float
+        ``inf`` when no prior makes verifying worthwhile (a check that always
+        misses, or one that saves nothing), and 0.0 when verifying is
+        worthwhile even for a fact that surely did not change.
     """
     m = require_probability("miss_rate", miss_rate)
     f = require_probability("false_alarm_rate", false_alarm_rate)

@@ -97,10 +97,26 @@ class Recorder(Protocol):
     """
 
     def decided(self, position: int) -> None:
-        """A decision is being taken on the step at ``position`` of the execution order."""
+        """A decision is being taken on the step at ``position`` of the execution order.
+
+        Parameters
+        ----------
+        position : int
+            The step's position.
+        """
 
     def spent(self, start: int, steps: int, kind: SpendKind) -> None:
-        """``steps`` steps from tick ``start`` were spent on ``kind`` (for the step last decided)."""
+        """``steps`` steps from tick ``start`` were spent on ``kind`` (for the step last decided).
+
+        Parameters
+        ----------
+        start : int
+            The tick the stretch began.
+        steps : int
+            How many steps.
+        kind : SpendKind
+            What they were spent on.
+        """
 
 
 class World:
@@ -184,7 +200,17 @@ class World:
         self.ledger = Ledger()
 
     def with_rules(self, rules: ExecutionRules) -> World:
-        """A fresh world with the same facts and schedule, under ``rules`` (nothing has happened in it yet)."""
+        """A fresh world with the same facts and schedule, under ``rules`` (nothing has happened in it yet).
+
+        Parameters
+        ----------
+        rules : ExecutionRules
+            The rules of the new world.
+
+        Returns
+        -------
+        World
+        """
         facts, events, silent, resources, supports = self._inputs
         return World(facts, events, rules=rules, silent_changes=silent, resource_events=resources, supports=supports)
 
@@ -281,7 +307,17 @@ class World:
 
     # -- inspection for reports and tests (not given to executors) --------------
     def fact(self, fact_id: str) -> Fact:
-        """The fact as the world holds it now; an unknown id raises :class:`~cvlib.core.errors.UnknownFactError`."""
+        """The fact as the world holds it now.
+
+        Parameters
+        ----------
+        fact_id : str
+            The fact; an unknown id raises :class:`~cvlib.core.errors.UnknownFactError`.
+
+        Returns
+        -------
+        Fact
+        """
         try:
             return self._facts[fact_id]
         except KeyError:
@@ -313,7 +349,17 @@ class World:
         return self._log
 
     def belief_view(self, recorder: Recorder | None = None) -> BeliefView:
-        """The only handle an executor gets on this world (with ``recorder`` listening, if given)."""
+        """The only handle an executor gets on this world.
+
+        Parameters
+        ----------
+        recorder : Recorder, optional
+            Hears every step the run spends.
+
+        Returns
+        -------
+        BeliefView
+        """
         return BeliefView(self, recorder)
 
 
@@ -382,16 +428,49 @@ class BeliefView:
         return self._world.rules
 
     def state_of(self, fact_id: str) -> ValidityState:
-        """What is believed about one fact (free to read; says nothing about ground truth)."""
+        """What is believed about one fact (free to read; says nothing about ground truth).
+
+        Parameters
+        ----------
+        fact_id : str
+            The fact.
+
+        Returns
+        -------
+        ValidityState
+        """
         return self._world.fact(fact_id).state
 
     def believed_states(self, fact_ids: Iterable[str]) -> dict[str, ValidityState]:
-        """What is believed about each of ``fact_ids``, by id."""
+        """What is believed about each of ``fact_ids``.
+
+        Parameters
+        ----------
+        fact_ids : iterable of str
+            The facts.
+
+        Returns
+        -------
+        dict of str to ValidityState
+        """
         world = self._world
         return {f: world.fact(f).state for f in fact_ids}
 
     def facts_in_state(self, fact_ids: Iterable[str], states: frozenset[ValidityState]) -> frozenset[str]:
-        """Those of ``fact_ids`` believed to be in one of ``states`` (empty when none)."""
+        """Those of ``fact_ids`` believed to be in one of ``states``.
+
+        Parameters
+        ----------
+        fact_ids : iterable of str
+            The facts to look at (a step's closure).
+        states : frozenset of ValidityState
+            The states asked about.
+
+        Returns
+        -------
+        frozenset of str
+            Empty when none.
+        """
         not_active = self._world._not_active
         if _ACTIVE in states:
             return frozenset(f for f in fact_ids if not_active.get(f, _ACTIVE) in states)
@@ -400,7 +479,17 @@ class BeliefView:
         return frozenset(f for f in fact_ids if not_active.get(f, _ACTIVE) in states)
 
     def resources_down(self, fact_ids: Iterable[str]) -> frozenset[str]:
-        """Facts among ``fact_ids`` whose supporting resource is announced down (the health signal)."""
+        """Facts among ``fact_ids`` whose supporting resource is announced down (the health signal).
+
+        Parameters
+        ----------
+        fact_ids : iterable of str
+            The facts to look at.
+
+        Returns
+        -------
+        frozenset of str
+        """
         down = self._world._down_facts
         if not down:
             return _EMPTY
@@ -416,6 +505,13 @@ class BeliefView:
 
         The world judges, from ground truth the executor cannot see, whether
         the decision is stale.
+
+        Parameters
+        ----------
+        closure : frozenset of str
+            The facts the step rests on.
+        position : int
+            The step's position in the execution order (for a recorder).
         """
         world = self._world
         world.ledger.decisions_total += 1
@@ -428,10 +524,21 @@ class BeliefView:
         """Spend one step carrying out ``step``; return the facts whose failure the step revealed.
 
         Only an action can reveal anything: one whose closure holds an
-        unusable fact fails, and its failure names those facts (empty when it
-        succeeds). Executing a non-action step on a broken closure is doomed
-        work: the world counts it as pre-failure work but tells the executor
-        nothing.
+        unusable fact fails, and its failure names those facts. Executing a
+        non-action step on a broken closure is doomed work: the world counts it
+        as pre-failure work but tells the executor nothing.
+
+        Parameters
+        ----------
+        step : Step
+            The step.
+        closure : frozenset of str
+            The facts it rests on.
+
+        Returns
+        -------
+        frozenset of str
+            Empty unless an action failed.
         """
         world = self._world
         unusable = world._unusable
@@ -565,7 +672,16 @@ class BeliefView:
         can only be checked against old evidence: the check is inconclusive
         and the fact stays doubtful (unless the rules' ``launder`` is on, the
         wrong bookkeeping that confirms it as if the evidence were new).
-        Returns False if anything was rejected or left unresolved.
+
+        Parameters
+        ----------
+        fact_ids : iterable of str
+            The facts to check (facts not in doubt are skipped).
+
+        Returns
+        -------
+        bool
+            False if anything was rejected or left unresolved.
         """
         world = self._world
         rules = world.rules
@@ -600,7 +716,13 @@ class BeliefView:
         return ok
 
     def replan(self, cost: int) -> None:
-        """A flat replan: spend ``cost`` steps (the run ends after it)."""
+        """A flat replan: spend ``cost`` steps (the run ends after it).
+
+        Parameters
+        ----------
+        cost : int
+            Steps the replan costs.
+        """
         world = self._world
         start = world.ledger.steps_used
         world._spend(cost)
@@ -613,6 +735,13 @@ class BeliefView:
         A re-observed fact is ACTIVE, no longer broken (the plan now rests on
         its current value) and freshly observed. A fact whose source is down
         cannot be re-observed and stays as it is.
+
+        Parameters
+        ----------
+        cost : int
+            Steps the replan costs.
+        refresh : iterable of str
+            The facts to re-observe.
         """
         world = self._world
         start = world.ledger.steps_used

@@ -1,21 +1,33 @@
 """Code-anchored notes that reach an agent only while provably fresh.
 
 ``cv.notes`` holds the gate (:func:`anchor`, :class:`Note`, :func:`locate`,
-:func:`agent_visible`), the notes-file reader, the replay of real release
-histories and the published trial counts of the study it comes from.
+:func:`agent_visible`), the notes-file reader and writer, the replay of real
+release histories and the published trial counts of the study it comes from.
+A note's fingerprint covers its symbol's code and what that code depends on in
+its file (Python through :mod:`ast`, Rust through tree-sitter).
 """
 
 from __future__ import annotations
 
-from .anchors import MIN_IDENTIFIABLE_NODES, Symbol, UnparsableSource, read_snapshot, symbols
-from .errors import NotesError, NotesFileError, UnknownSymbolError
-from .notesfile import parse_notes, read_notes
+from .anchors import Unreadable, read_snapshot, symbols
+from .symbols import MIN_IDENTIFIABLE_NODES, Symbol
+from .errors import (
+    LanguageUnavailable,
+    MissingFingerprintError,
+    NotesError,
+    NotesFileError,
+    UnknownSymbolError,
+    UnparsableSource,
+)
 from .gate import Anchor, Location, Note, Status, SymbolIndex, SymbolRef, Tier, agent_visible, anchor, classify, locate
+from .notesfile import anchor_notes_file, parse_notes, read_notes
 
 __all__ = [
     "MIN_IDENTIFIABLE_NODES",
     "Anchor",
+    "LanguageUnavailable",
     "Location",
+    "MissingFingerprintError",
     "Note",
     "NotesError",
     "NotesFileError",
@@ -26,8 +38,10 @@ __all__ = [
     "Tier",
     "UnknownSymbolError",
     "UnparsableSource",
+    "Unreadable",
     "agent_visible",
     "anchor",
+    "anchor_notes_file",
     "classify",
     "locate",
     "parse_notes",

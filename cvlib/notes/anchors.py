@@ -1,235 +1,147 @@
-"""Find the symbols of Python source and hash them twice: as written, and as parsed.
+"""Find the symbols of a source file and fingerprint them: as written, as parsed, and what they depend on.
 
 A note about code is only as good as the code it was written against, so the
 gate needs a fingerprint that changes exactly when the code's meaning could
-have changed. Two fingerprints per symbol:
+have changed. Three per symbol:
 
 * the **raw hash**: SHA-256 of the symbol's source lines as written (from its
-  first decorator to its last line). Any edit at all changes it.
+  first decorator or attribute to its last line). Any edit at all changes it.
 * the **normalized hash**: SHA-256 of a canonical serialisation of the
-  symbol's syntax tree (the :mod:`ast` module), with comments and formatting
-  gone (the parser drops them), every docstring dropped (the symbol's own and
-  those of functions and classes nested in it) and the symbol's own name left
-  out, so that a rename can be recognised as the same body elsewhere.
-  Everything else counts: constants, operators, names, argument names,
-  defaults, decorators, annotations, nested definitions.
+  symbol's syntax tree, with comments and formatting gone, every docstring
+  (Python) or doc comment (Rust) dropped, and the symbol's own name left out,
+  so that a rename can be recognised as the same body elsewhere. Everything
+  else counts: constants, operators, names, argument names, defaults,
+  decorators and attributes, annotations, nested definitions.
+* the **dependency hash**: SHA-256 over what the symbol's behaviour depends on
+  inside its file -- the names it reads, transitively, the imports behind
+  them, its class's header and attributes for a method, and which binding of
+  its own name is in effect. Each dependency is normalized the same way, so a
+  cosmetic edit to a dependency changes nothing. What counts, language by
+  language, is in :mod:`cvlib.notes.python` and :mod:`cvlib.notes.rust`.
 
-The serialisation is our own, not :func:`ast.dump`, because ``ast.dump``'s text
-differs between Python versions (3.12 added ``type_params``; 3.13 hides empty
-fields); ours skips empty and ``None`` fields, so a hash computed on 3.11 stays
-the hash on 3.13 for code both can parse.
+Python files are read with :mod:`ast` and ``symtable``; Rust files with
+tree-sitter (loaded only when a ``.rs`` file is met).
 
-Which symbols exist (design choices)
-------------------------------------
-* module-level functions (``kind="function"``), classes (``"class"``) and the
-  functions defined in a class body (``"method"``, qualified ``Class.method``;
-  nested classes give ``Outer.Inner.method``). Definitions under a module- or
-  class-level ``if``/``try``/``with``/``for``/``while`` count as if they were
-  written at that level.
-* functions nested in a function are **not** symbols of their own: they are
-  part of the enclosing function's body, so a note on an inner helper anchors
-  on the function that holds it (and goes stale when any of it changes).
-* a qualified name defined twice in one file (a property's getter and setter,
-  or ``if``/``else`` variants) gets an ordinal suffix from the second
-  definition on, in source order: ``Response.content``, ``Response.content#2``.
-  Qualified names are therefore unique per file.
-* :data:`MIN_IDENTIFIABLE_NODES`: a normalized tree with fewer nodes than this
-  (not counting ``Load``/``Store``/``Del`` contexts) is too small to identify —
-  ``def f(self): pass`` has 4, ``def f(self): return self._x`` has 6. Such
-  bodies recur all over real code, so finding one elsewhere is no evidence that
-  *this* one moved there; :mod:`cvlib.notes.gate` never turns them into a
-  RENAMED hint. See that constant for how the number was chosen.
+:data:`MIN_IDENTIFIABLE_NODES`: a normalized tree with fewer nodes than this
+is too small to identify -- ``def f(self): pass`` has 4 nodes, ``def f(self):
+return self._x`` has 6. Such bodies recur all over real code, so finding one
+elsewhere is no evidence that *this* one moved there; the gate never turns
+them into a RENAMED hint.
+
+Reading a working tree (:func:`read_snapshot`) is safe against hostile trees:
+only regular files are read, never a FIFO or a device (a FIFO named ``x.py``
+cannot make a check wait), a symlink is followed only to a file inside the
+repository, and a file that cannot be read (a symlink loop, a dangling link,
+permission denied, a file over :data:`MAX_FILE_BYTES`) becomes an
+:class:`Unreadable` entry, which notes on it report as status UNREADABLE.
 """
 
 from __future__ import annotations
 
-import ast
-import hashlib
+import errno
 import os
+import stat
 import tokenize
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from io import BytesIO
 from pathlib import Path
+from typing import Protocol
 
 from .errors import NotesError
+from .python import PythonFile, count_nodes, nameless
+from .rust import RustFile
+from .symbols import DEP_LABEL_HEX_DIGITS, Symbol, sha256
 
-#: Normalized trees with fewer nodes than this never yield a RENAMED hint.
-#: Chosen on the committed release histories (chapter *Notes on real release
-#: histories* recomputes it): functions and methods below 9 nodes -- ``return
-#: self``, ``self.close()``, one-line property getters -- share their
-#: normalized hash with another symbol of the same release several times as
-#: often as larger ones, so a lone twin of such a body is weak evidence that
-#: *this* body moved there. ``def f(self): self.close()`` has 7 nodes;
-#: ``def f(self, key): return self.get(key)`` has exactly 9.
-MIN_IDENTIFIABLE_NODES: int = 9
+#: Files larger than this are not read and are reported UNREADABLE (no source file is this large).
+MAX_FILE_BYTES: int = 8 * 1024 * 1024
 
-#: Hex digits kept of each SHA-256 hash in anchors (all 64, since the gate's promise
-#: is only as strong as its hash).
-HASH_HEX_DIGITS: int = 64
-
-KINDS: tuple[str, ...] = ("class", "function", "method")
-
-_DEF_TYPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
-_DOCSTRING_HOLDERS = _DEF_TYPES + (ast.Module,)
-_BLOCK_TYPES: tuple[type, ...] = (ast.If, ast.Try, ast.With, ast.AsyncWith, ast.For, ast.AsyncFor, ast.While)
-if hasattr(ast, "TryStar"):  # Python >= 3.11
-    _BLOCK_TYPES = _BLOCK_TYPES + (ast.TryStar,)
+#: File suffixes the gate reads, and their language.
+LANGUAGES: dict[str, str] = {".py": "python", ".rs": "rust"}
 
 
 @dataclass(frozen=True, slots=True)
-class Symbol:
-    """One function, method or class found in a file.
+class Unreadable:
+    """A file of a snapshot that could not be read, and why (notes on it are UNREADABLE)."""
 
-    Attributes
-    ----------
-    path, qualname
-        Where it is (``qualname`` unique within ``path``).
-    kind
-        ``"function"``, ``"method"`` or ``"class"``.
-    raw_hash, norm_hash
-        SHA-256 hex digests (see the module docstring).
-    lines
-        Source lines from the first decorator to the last line.
-    nodes
-        Size of the normalized tree (AST nodes, contexts not counted).
-    """
+    reason: str
+
+    def __str__(self) -> str:
+        return self.reason
+
+
+class SourceFile(Protocol):
+    """What a language module gives the gate for one parsed file."""
 
     path: str
-    qualname: str
-    kind: str
-    raw_hash: str
-    norm_hash: str
-    lines: int
-    nodes: int
 
-    @property
-    def identifiable(self) -> bool:
-        """Large enough that an identical body elsewhere is evidence of a move."""
-        return self.nodes >= MIN_IDENTIFIABLE_NODES
+    def rows(self) -> list[Symbol]:
+        """Every symbol of the file, hashed, in source order."""
+
+    def dependencies(self, qualname: str) -> dict[str, str]:
+        """Label -> canonical text of every dependency of one symbol."""
 
 
-class UnparsableSource(NotesError):
-    """A file's text is not Python this interpreter can parse."""
+def language_of(path: str) -> str | None:
+    """``"python"``, ``"rust"`` or None for a path the gate does not read."""
+    return LANGUAGES.get(os.path.splitext(path)[1])
 
 
-def _sha256(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:HASH_HEX_DIGITS]
+def analyse(source: str, path: str = "<snapshot>") -> SourceFile:
+    """Parse one file (its language from its suffix; Python when unknown).
+
+    Raises
+    ------
+    UnparsableSource
+        If the source does not parse.
+    """
+    if language_of(path) == "rust":
+        return RustFile(source, path)
+    return _PythonRows(PythonFile(source, path))
 
 
-def parse(source: str, path: str = "<snapshot>") -> ast.Module:
-    """Parse ``source`` or raise :class:`UnparsableSource` naming ``path`` and the parser's complaint."""
-    try:
-        return ast.parse(source, filename=path)
-    except (SyntaxError, ValueError, RecursionError, MemoryError) as err:
-        raise UnparsableSource(f"{path!r} does not parse as Python: {type(err).__name__}: {err}") from None
+class _PythonRows:
+    """Adapts :class:`cvlib.notes.python.PythonFile` to :class:`SourceFile`."""
 
+    def __init__(self, parsed):
+        self.parsed = parsed
+        self.path = parsed.path
 
-def _is_docstring(stmt: ast.stmt) -> bool:
-    return isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant) and isinstance(stmt.value.value, str)
+    def rows(self) -> list[Symbol]:
+        lines = self.parsed.source.splitlines(keepends=True)
+        out = []
+        for s in self.parsed.symbols:
+            raw = "".join(lines[s.first_line - 1 : s.last_line])
+            out.append(Symbol(self.path, s.qualname, s.kind, sha256(raw), sha256(nameless(s.node, s.name)),
+                              s.last_line - s.first_line + 1, count_nodes(s.node)))
+        return out
 
-
-def _canon(node: object) -> str:
-    """Deterministic, Python-version-stable text of an AST (no positions, no empty fields)."""
-    if isinstance(node, ast.AST):
-        parts = []
-        for field in node._fields:
-            value = getattr(node, field, None)
-            if field == "body" and isinstance(node, _DOCSTRING_HOLDERS) and value and _is_docstring(value[0]):
-                value = value[1:]
-            if value is None or (isinstance(value, list) and not value):
-                continue
-            parts.append(f"{field}={_canon(value)}")
-        return f"{type(node).__name__}({','.join(parts)})"
-    if isinstance(node, list):
-        return "[" + ",".join(_canon(item) for item in node) + "]"
-    return repr(node)
-
-
-def _strip_name(node: ast.AST) -> str:
-    """Canonical text of a definition with its own name left out."""
-    if isinstance(node, _DEF_TYPES):
-        name = node.name
-        node.name = ""
-        try:
-            return _canon(node)
-        finally:
-            node.name = name
-    return _canon(node)
-
-
-def _count_nodes(node: ast.AST) -> int:
-    """Nodes of the normalized tree: docstrings and expression contexts not counted."""
-    count = 0
-    stack = [node]
-    while stack:
-        current = stack.pop()
-        if isinstance(current, ast.expr_context):
-            continue
-        count += 1
-        for field in current._fields:
-            value = getattr(current, field, None)
-            if isinstance(value, list):
-                items = value
-                if field == "body" and isinstance(current, _DEF_TYPES) and items and _is_docstring(items[0]):
-                    items = items[1:]
-                stack.extend(item for item in items if isinstance(item, ast.AST))
-            elif isinstance(value, ast.AST):
-                stack.append(value)
-    return count
-
-
-def normalized_text(node: ast.AST) -> str:
-    """The canonical text the normalized hash is taken of (useful to see *why* two hashes differ)."""
-    return _strip_name(node)
-
-
-def _walk_defs(body: list[ast.stmt], prefix: str, in_class: bool) -> Iterator[tuple[str, str, ast.AST]]:
-    for stmt in body:
-        if isinstance(stmt, ast.ClassDef):
-            qualname = prefix + stmt.name
-            yield qualname, "class", stmt
-            yield from _walk_defs(stmt.body, qualname + ".", in_class=True)
-        elif isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            yield prefix + stmt.name, "method" if in_class else "function", stmt
-        elif isinstance(stmt, _BLOCK_TYPES):
-            for field in ("body", "orelse", "finalbody"):
-                yield from _walk_defs(getattr(stmt, field, []) or [], prefix, in_class)
-            for handler in getattr(stmt, "handlers", []) or []:
-                yield from _walk_defs(handler.body, prefix, in_class)
+    def dependencies(self, qualname: str) -> dict[str, str]:
+        return self.parsed.dependencies(qualname)
 
 
 def symbols(source: str, path: str = "<snapshot>") -> list[Symbol]:
-    """Every function, method and class of one file, in source order.
+    """Every anchorable symbol of one file, in source order.
 
     Raises
     ------
     UnparsableSource
         If ``source`` does not parse.
     """
-    tree = parse(source, path)
-    lines = source.splitlines(keepends=True)
-    seen: dict[str, int] = {}
-    found: list[Symbol] = []
-    for qualname, kind, node in _walk_defs(tree.body, "", in_class=False):
-        seen[qualname] = seen.get(qualname, 0) + 1
-        if seen[qualname] > 1:
-            qualname = f"{qualname}#{seen[qualname]}"
-        first = min([node.lineno] + [d.lineno for d in node.decorator_list])
-        last = node.end_lineno or node.lineno
-        raw = "".join(lines[first - 1 : last])
-        found.append(
-            Symbol(
-                path=path,
-                qualname=qualname,
-                kind=kind,
-                raw_hash=_sha256(raw),
-                norm_hash=_sha256(_strip_name(node)),
-                lines=last - first + 1,
-                nodes=_count_nodes(node),
-            )
-        )
-    return found
+    return analyse(source, path).rows()
+
+
+def dependency_fingerprint(texts: Mapping[str, str]) -> tuple[str, tuple[tuple[str, str], ...]]:
+    """The dependency hash (64 hex) and the per-dependency short hashes of label -> canonical text.
+
+    Returns
+    -------
+    tuple
+        ``(dep_hash, ((label, short_hash), ...))`` with labels sorted.
+    """
+    full = {label: sha256(text) for label, text in texts.items()}
+    digest = sha256("".join(f"{label}\x00{full[label]}\n" for label in sorted(full)))
+    return digest, tuple((label, full[label][:DEP_LABEL_HEX_DIGITS]) for label in sorted(full))
 
 
 def read_source(data: bytes) -> str:
@@ -249,33 +161,86 @@ def read_source(data: bytes) -> str:
     return text[1:] if text.startswith("\ufeff") else text
 
 
-def read_snapshot(root: str | os.PathLike[str]) -> dict[str, str]:
-    """Read every ``.py`` file under ``root`` into a snapshot: POSIX relative path -> source text.
+def _read_file(full: Path, root: Path) -> str | Unreadable:
+    """One file's text, or why it cannot be read; never blocks, never leaves ``root``."""
+    try:
+        if full.is_symlink():
+            try:
+                target = full.resolve(strict=True)
+            except RuntimeError:  # Python < 3.13 reports a loop this way
+                return Unreadable("a symlink loop")
+            except OSError as err:
+                if err.errno == errno.ELOOP:
+                    return Unreadable("a symlink loop")
+                return Unreadable("a dangling symlink (its target does not exist)")
+            if not target.is_relative_to(root):
+                return Unreadable("a symlink to a file outside the repository (not followed)")
+        fd = os.open(full, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOCTTY", 0))
+        try:
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode):
+                return Unreadable("not a regular file (a FIFO, socket or device)")
+            if info.st_size > MAX_FILE_BYTES:
+                return Unreadable(f"larger than {MAX_FILE_BYTES} bytes")
+            chunks = []
+            while chunk := os.read(fd, 1 << 20):
+                chunks.append(chunk)
+                if sum(map(len, chunks)) > MAX_FILE_BYTES:
+                    return Unreadable(f"larger than {MAX_FILE_BYTES} bytes")
+        finally:
+            os.close(fd)
+    except PermissionError:
+        return Unreadable("permission denied")
+    except OSError as err:
+        return Unreadable(f"cannot be read ({err.strerror or type(err).__name__})")
+    return read_source(b"".join(chunks))
 
-    Hidden directories (``.git``, ``.venv``, ...) and ``__pycache__`` are
-    skipped; non-Python files are ignored. Keys come out sorted, so the same
-    tree gives the same snapshot on every machine.
+
+def read_snapshot(root: str | os.PathLike[str]) -> dict[str, str | Unreadable]:
+    """Read every ``.py`` and ``.rs`` file under ``root``: POSIX relative path -> source text.
+
+    Hidden directories (``.git``, ``.venv``, ...), ``__pycache__`` and a Cargo
+    ``target`` folder are skipped, and so are symlinked directories (no loop,
+    no escape). A file that cannot be read maps to an :class:`Unreadable`
+    saying why. Keys come out sorted, so the same tree gives the same snapshot
+    on every machine.
+
+    Raises
+    ------
+    NotesError
+        If ``root`` is not a directory.
     """
     root_path = Path(root)
-    if not root_path.is_dir():
+    try:
+        real_root = root_path.resolve(strict=True)
+    except (OSError, RuntimeError):
+        raise NotesError(f"repository directory {str(root)!r} does not exist or is not a directory") from None
+    if not real_root.is_dir():
         raise NotesError(f"repository directory {str(root)!r} does not exist or is not a directory")
-    snapshot: dict[str, str] = {}
-    for dirpath, dirnames, filenames in os.walk(root_path):
-        dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and d != "__pycache__")
+    snapshot: dict[str, str | Unreadable] = {}
+    for dirpath, dirnames, filenames in os.walk(real_root, followlinks=False):
+        cargo = "Cargo.toml" in filenames
+        dirnames[:] = sorted(
+            d for d in dirnames
+            if not d.startswith(".") and d != "__pycache__" and not (cargo and d == "target")
+            and not os.path.islink(os.path.join(dirpath, d))
+        )
         for filename in sorted(filenames):
-            if filename.endswith(".py"):
-                full = Path(dirpath) / filename
-                snapshot[full.relative_to(root_path).as_posix()] = read_source(full.read_bytes())
+            if language_of(filename) is None:
+                continue
+            full = Path(dirpath) / filename
+            snapshot[full.relative_to(real_root).as_posix()] = _read_file(full, real_root)
     return dict(sorted(snapshot.items()))
 
 
-def check_snapshot(snapshot: object) -> Mapping[str, str]:
-    """Refuse anything but a mapping of str paths to str sources, naming the first bad entry."""
+def check_snapshot(snapshot: object) -> Mapping[str, str | Unreadable]:
+    """Refuse anything but a mapping of str paths to str sources (or :class:`Unreadable`), naming the first bad entry."""
     if not isinstance(snapshot, Mapping):
         raise NotesError(f"a snapshot must be a mapping of file path -> source text, got {type(snapshot).__name__}")
     for path, source in snapshot.items():
-        if not isinstance(path, str) or not isinstance(source, str):
+        if not isinstance(path, str) or not isinstance(source, (str, Unreadable)):
             raise NotesError(
                 f"a snapshot maps str paths to str sources; entry {path!r} -> {type(source).__name__} is not one"
             )
     return snapshot
+

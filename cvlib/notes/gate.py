@@ -1,4 +1,4 @@
-"""The gate: a note reaches an agent only while its code provably is what it was written against.
+"""The gate: a note reaches an agent only while its code, and what that code depends on, is what it was written against.
 
 The source study (chapter *What the published trials say*) found that models
 shown a stale note with a warning label applied it anyway, and that even a
@@ -8,25 +8,40 @@ approved HIGH note whose anchor is FRESH, and for nothing else. A withheld
 note is not flagged or labelled; it is absent. Renames are found, but only as
 a hint for a human reviewer.
 
-Statuses, from :func:`locate`:
+An :class:`Anchor` is written once, by :func:`anchor` (``cvlib notes anchor``
+on the command line), and stored with the note; the gate never takes a fresh
+anchor at read time, which would make every note FRESH by construction.
 
-FRESH
-    same path, same qualified name, same normalized hash.
-CHANGED
-    same path and qualified name, different normalized hash.
-RENAMED
-    gone from its place, and exactly one identifiable symbol anywhere
-    in the snapshot has its normalized hash (``hint`` names it).
-AMBIGUOUS
-    gone from its place, and several identifiable symbols have it.
-MISSING
-    gone from its place, and no identifiable symbol has it (a body
-    below :data:`~cvlib.notes.anchors.MIN_IDENTIFIABLE_NODES` nodes
-    never counts as found: its twin elsewhere proves nothing).
+Statuses, from :func:`locate`, in the order they are decided:
+
+UNREADABLE
+    its file is in the working tree but cannot be read: a symlink loop, a
+    dangling symlink, a symlink out of the repository, a FIFO or device,
+    permission denied (``reason`` says which).
 UNPARSABLE
     its file is in the snapshot but does not parse.
+CHANGED
+    same path, same qualified name, different normalized hash.
+DEPENDENCY_CHANGED
+    the symbol's own code is unchanged after normalization, but something it
+    depends on inside its file is not (``changed`` names it: a constant it
+    reads, a helper it calls, an import binding, a decorator's definition, its
+    class's header or an attribute, or the binding of its own name).
+FRESH
+    same path, same qualified name, same normalized hash, same dependencies.
+RENAMED
+    gone from its place, and exactly one identifiable symbol has its
+    normalized hash that did not already have it, at its place, when the
+    note was anchored (``hint`` names it).
+AMBIGUOUS
+    gone from its place, and several such symbols have it.
+MISSING
+    gone from its place, and no such symbol has it (a body below
+    :data:`~cvlib.notes.anchors.MIN_IDENTIFIABLE_NODES` nodes never counts
+    as found: its twin elsewhere proves nothing).
 
-Other files that do not parse are skipped when searching for a moved symbol.
+Other files that cannot be read or parsed are skipped when searching for a
+moved symbol.
 """
 
 from __future__ import annotations
@@ -36,8 +51,9 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from .anchors import Symbol, UnparsableSource, check_snapshot, symbols
-from .errors import NotesError, UnknownSymbolError
+from .anchors import SourceFile, Unreadable, analyse, check_snapshot, dependency_fingerprint
+from .errors import LanguageUnavailable, NotesError, UnknownSymbolError, UnparsableSource
+from .symbols import DEP_LABEL_HEX_DIGITS, Symbol
 
 
 class Tier(enum.Enum):
@@ -53,31 +69,52 @@ class Status(enum.Enum):
 
     FRESH = "fresh"
     CHANGED = "changed"
+    DEPENDENCY_CHANGED = "dependency_changed"
     RENAMED = "renamed"
     AMBIGUOUS = "ambiguous"
     MISSING = "missing"
     UNPARSABLE = "unparsable"
+    UNREADABLE = "unreadable"
+
+
+def _check_hex(name: str, value: object, digits: tuple[int, ...]) -> None:
+    if not isinstance(value, str) or len(value) not in digits or any(c not in "0123456789abcdef" for c in value):
+        raise NotesError(f"anchor {name} must be a lowercase hex string of {' or '.join(map(str, digits))} digits, got {value!r}")
 
 
 @dataclass(frozen=True, slots=True)
 class Anchor:
-    """What a note was written against: a place and two fingerprints of the code there.
+    """What a note was written against: a place and three fingerprints of the code there.
 
     ``raw_hash`` changes with any edit; ``norm_hash`` only with an edit the
-    parser sees (see :mod:`cvlib.notes.anchors`). The gate decides on
-    ``norm_hash``; ``raw_hash`` tells a reviewer whether anything at all moved.
+    parser sees (see :mod:`cvlib.notes.anchors`); ``dep_hash`` when anything the
+    symbol depends on in its file changes. ``deps`` keeps a short hash per
+    dependency, so a reviewer learns *which* one changed; ``twins`` lists the
+    places that had the same normalized body when the note was anchored (never
+    offered as a RENAMED hint: they were there before).
     """
 
     path: str
     qualname: str
     raw_hash: str
     norm_hash: str
+    dep_hash: str
+    deps: tuple[tuple[str, str], ...] = ()
+    twins: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
-        for field in ("path", "qualname", "raw_hash", "norm_hash"):
-            value = getattr(self, field)
+        for name in ("path", "qualname"):
+            value = getattr(self, name)
             if not isinstance(value, str) or not value:
-                raise NotesError(f"anchor {field} must be a non-empty string, got {value!r}")
+                raise NotesError(f"anchor {name} must be a non-empty string, got {value!r}")
+        for name in ("raw_hash", "norm_hash", "dep_hash"):
+            _check_hex(name, getattr(self, name), (16, 64))
+        if not isinstance(self.deps, tuple) or not all(
+            isinstance(d, tuple) and len(d) == 2 and isinstance(d[0], str) and isinstance(d[1], str) for d in self.deps
+        ):
+            raise NotesError(f"anchor deps must be a tuple of (label, hash) pairs, got {self.deps!r}")
+        if not isinstance(self.twins, tuple) or not all(isinstance(t, str) for t in self.twins):
+            raise NotesError(f"anchor twins must be a tuple of 'path::qualname' strings, got {self.twins!r}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,16 +167,20 @@ class Note:
 
 @dataclass(frozen=True, slots=True)
 class Location:
-    """Result of :func:`locate`: a status, and for RENAMED the symbol a human might re-anchor to.
+    """Result of :func:`locate`: a status, and what a reviewer needs to act on it.
 
-    ``candidates`` lists every identifiable symbol with the anchor's normalized
-    hash when the note is gone from its place (one for RENAMED, several for
-    AMBIGUOUS); it is for reviewers, never for agents.
+    ``hint`` is the symbol a human might re-anchor to (RENAMED only);
+    ``candidates`` every symbol that could be the moved code (RENAMED,
+    AMBIGUOUS); ``changed`` the dependencies that differ from the anchor
+    (DEPENDENCY_CHANGED, and CHANGED when some also differ); ``reason`` why a
+    file is UNREADABLE or UNPARSABLE. All of it is for reviewers, never for agents.
     """
 
     status: Status
     hint: SymbolRef | None = None
     candidates: tuple[SymbolRef, ...] = ()
+    changed: tuple[str, ...] = ()
+    reason: str = ""
 
 
 class SymbolIndex:
@@ -147,18 +188,22 @@ class SymbolIndex:
 
     Build it from a snapshot (:meth:`from_snapshot`, files parsed lazily) or
     from already-computed symbol rows (:meth:`from_symbols`, as the release
-    history tables hold them); :func:`locate` treats both the same.
+    history tables hold them, dependency fingerprints included);
+    :func:`locate` treats both the same.
     """
 
     def __init__(self, by_file: Mapping[str, Mapping[str, Symbol] | None]):
         # path -> {qualname: Symbol}, or None when the file does not parse
-        self._by_file = dict(by_file)
-        self._sources: dict[str, str] = {}
+        self._by_file: dict[str, Mapping[str, Symbol] | None] = dict(by_file)
+        self._sources: dict[str, str | Unreadable] = {}
+        self._parsed: dict[str, SourceFile] = {}
+        self._errors: dict[str, str] = {}
+        self._fingerprints: dict[tuple[str, str], tuple[str, tuple[tuple[str, str], ...]]] = {}
         self._by_hash: dict[str, list[Symbol]] | None = None
 
     @classmethod
-    def from_snapshot(cls, snapshot: Mapping[str, str]) -> SymbolIndex:
-        """Index a snapshot (mapping path -> source text)."""
+    def from_snapshot(cls, snapshot: Mapping[str, str | Unreadable]) -> SymbolIndex:
+        """Index a snapshot (mapping path -> source text, or :class:`~cvlib.notes.anchors.Unreadable`)."""
         check_snapshot(snapshot)
         index = cls({})
         index._sources = dict(snapshot)  # parsed on first use
@@ -179,26 +224,63 @@ class SymbolIndex:
     def _file(self, path: str) -> Mapping[str, Symbol] | None:
         if path not in self._by_file:
             source = self._sources.get(path)
-            if source is None:
+            if source is None or isinstance(source, Unreadable):
                 return {}
             try:
-                self._by_file[path] = {s.qualname: s for s in symbols(source, path)}
-            except UnparsableSource:
+                parsed = analyse(source, path)
+                self._parsed[path] = parsed
+                self._by_file[path] = {s.qualname: s for s in parsed.rows()}
+            except (UnparsableSource, LanguageUnavailable) as err:  # a status for the note, not a failed check
+                self._errors[path] = str(err)
                 self._by_file[path] = None
         return self._by_file[path]
 
     def has_file(self, path: str) -> bool:
-        """Whether the snapshot holds a file at ``path`` (parsable or not)."""
+        """Whether the snapshot holds a file at ``path`` (readable, parsable or not)."""
         return path in self._by_file or path in self._sources
+
+    def unreadable(self, path: str) -> str | None:
+        """Why the file at ``path`` could not be read, or None."""
+        source = self._sources.get(path)
+        return source.reason if isinstance(source, Unreadable) else None
 
     def parses(self, path: str) -> bool:
         """False only for a file that is present and does not parse."""
-        return not self.has_file(path) or self._file(path) is not None
+        return not self.has_file(path) or self.unreadable(path) is not None or self._file(path) is not None
+
+    def parse_error(self, path: str) -> str:
+        """The parser's complaint about ``path`` (empty when it parsed or was never read)."""
+        return self._errors.get(path, "")
 
     def get(self, path: str, qualname: str) -> Symbol | None:
         """The symbol at this place, or None."""
         found = self._file(path)
         return None if not found else found.get(qualname)
+
+    def qualnames(self, path: str) -> list[str]:
+        """Every qualified name defined in ``path`` (empty when absent, unreadable or unparsable)."""
+        return sorted((self._file(path) or {}).keys())
+
+    def fingerprint(self, path: str, qualname: str) -> tuple[str, tuple[tuple[str, str], ...]]:
+        """``(dep_hash, ((label, short hash), ...))`` of the symbol at this place.
+
+        Raises
+        ------
+        UnknownSymbolError
+            If there is no such symbol.
+        """
+        key = (path, qualname)
+        if key not in self._fingerprints:
+            symbol = self.get(path, qualname)
+            if symbol is None:
+                raise UnknownSymbolError(f"{path!r} defines no symbol {qualname!r}")
+            if symbol.dep_hash:
+                self._fingerprints[key] = (symbol.dep_hash, symbol.deps)
+            elif path not in self._parsed:
+                raise NotesError(f"the symbol row for {path}::{qualname} carries no dependency hash (dep_hash) to compare with")
+            else:
+                self._fingerprints[key] = dependency_fingerprint(self._parsed[path].dependencies(qualname))
+        return self._fingerprints[key]
 
     def with_hash(self, norm_hash: str) -> list[Symbol]:
         """Every symbol whose normalized hash is ``norm_hash``, ordered by path then qualname."""
@@ -213,40 +295,100 @@ class SymbolIndex:
         return self._by_hash.get(norm_hash, [])
 
 
-def _index(snapshot: Mapping[str, str] | SymbolIndex) -> SymbolIndex:
+def _index(snapshot: Mapping[str, str | Unreadable] | SymbolIndex) -> SymbolIndex:
     return snapshot if isinstance(snapshot, SymbolIndex) else SymbolIndex.from_snapshot(snapshot)
 
 
-def anchor(snapshot: Mapping[str, str] | SymbolIndex, path: str, qualname: str) -> Anchor:
-    """Anchor a note on ``qualname`` (``func``, ``Class.method``) in file ``path`` of ``snapshot``.
+def twins_of(index: SymbolIndex, symbol: Symbol) -> tuple[str, ...]:
+    """Places other than ``symbol``'s own that hold its normalized body (only for identifiable bodies)."""
+    if not symbol.identifiable:
+        return ()
+    return tuple(str(SymbolRef(s.path, s.qualname)) for s in index.with_hash(symbol.norm_hash)
+                 if (s.path, s.qualname) != (symbol.path, symbol.qualname) and s.identifiable)
+
+
+def anchor(snapshot: Mapping[str, str | Unreadable] | SymbolIndex, path: str, qualname: str) -> Anchor:
+    """Anchor a note on ``qualname`` in file ``path`` of ``snapshot``: the fingerprints to store with it.
+
+    ``qualname`` is a function, ``Class.method``, ``outer.inner``, a module
+    constant (``ELAPSED_TIME_LABEL``), a class attribute, or for Rust
+    ``Type::method``, ``<Type as Trait>::method``, ``CONST``, ``name!``.
 
     Raises
     ------
     UnknownSymbolError
-        If the file is not in the snapshot, does not parse, or does not define ``qualname``.
+        If the file is not in the snapshot, cannot be read, does not parse, or
+        does not define ``qualname``.
     """
     index = _index(snapshot)
     if not index.has_file(path):
         raise UnknownSymbolError(f"cannot anchor on {path!r}: the snapshot has no such file")
+    why = index.unreadable(path)
+    if why is not None:
+        raise UnknownSymbolError(f"cannot anchor on {path!r}: the file cannot be read ({why})")
     if not index.parses(path):
         raise UnknownSymbolError(f"cannot anchor on {path!r}: the file does not parse")
     symbol = index.get(path, qualname)
     if symbol is None:
-        known = sorted((index._file(path) or {}).keys())
+        known = index.qualnames(path)
         shown = ", ".join(known[:12]) + (", ..." if len(known) > 12 else "")
         raise UnknownSymbolError(f"cannot anchor on {qualname!r}: {path!r} does not define it (it defines: {shown or 'nothing'})")
-    return Anchor(path=path, qualname=qualname, raw_hash=symbol.raw_hash, norm_hash=symbol.norm_hash)
+    dep_hash, deps = index.fingerprint(path, qualname)
+    return Anchor(path=path, qualname=qualname, raw_hash=symbol.raw_hash, norm_hash=symbol.norm_hash,
+                  dep_hash=dep_hash, deps=deps, twins=twins_of(index, symbol))
 
 
-def classify(anchor: Anchor, index: SymbolIndex) -> Location:
-    """The status of ``anchor`` in an indexed snapshot (the whole rule; see the module docstring)."""
+def changed_dependencies(stored: Iterable[tuple[str, str]], current: Iterable[tuple[str, str]]) -> tuple[str, ...]:
+    """Labels whose short hash differs, or that were added or removed, sorted (added ones marked ``(new)``, removed ``(gone)``)."""
+    before, after = dict(stored), dict(current)
+    digits = min([len(h) for h in before.values()] + [len(h) for h in after.values()] + [DEP_LABEL_HEX_DIGITS])
+    out = []
+    for label in sorted(set(before) | set(after)):
+        if label not in before:
+            out.append(f"{label} (new)")
+        elif label not in after:
+            out.append(f"{label} (gone)")
+        elif before[label][:digits] != after[label][:digits]:
+            out.append(label)
+    return tuple(out)
+
+
+def classify(anchor: Anchor, index: SymbolIndex, dependencies: bool = True) -> Location:
+    """The status of ``anchor`` in an indexed snapshot (the whole rule; see the module docstring).
+
+    Parameters
+    ----------
+    anchor
+        What the note was written against.
+    index
+        The snapshot to check.
+    dependencies
+        False gives the symbol-only gate (no DEPENDENCY_CHANGED), kept to
+        measure what the dependency check adds.
+
+    Returns
+    -------
+    Location
+    """
+    why = index.unreadable(anchor.path)
+    if why is not None:
+        return Location(Status.UNREADABLE, reason=why)
     if not index.parses(anchor.path):
-        return Location(Status.UNPARSABLE)
+        return Location(Status.UNPARSABLE, reason=index.parse_error(anchor.path))
     here = index.get(anchor.path, anchor.qualname)
     if here is not None:
-        return Location(Status.FRESH if here.norm_hash == anchor.norm_hash else Status.CHANGED)
-    twins = [s for s in index.with_hash(anchor.norm_hash) if s.identifiable]
-    refs = tuple(SymbolRef(s.path, s.qualname) for s in twins)
+        if not dependencies:
+            return Location(Status.FRESH if here.norm_hash == anchor.norm_hash else Status.CHANGED)
+        dep_hash, deps = index.fingerprint(anchor.path, anchor.qualname)
+        changed = changed_dependencies(anchor.deps, deps) if dep_hash != anchor.dep_hash else ()
+        if here.norm_hash != anchor.norm_hash:
+            return Location(Status.CHANGED, changed=changed)
+        if dep_hash != anchor.dep_hash:
+            return Location(Status.DEPENDENCY_CHANGED, changed=changed or ("(dependencies)",))
+        return Location(Status.FRESH)
+    earlier = set(anchor.twins)
+    movers = [s for s in index.with_hash(anchor.norm_hash) if s.identifiable and str(SymbolRef(s.path, s.qualname)) not in earlier]
+    refs = tuple(SymbolRef(s.path, s.qualname) for s in movers)
     if len(refs) == 1:
         return Location(Status.RENAMED, hint=refs[0], candidates=refs)
     if len(refs) > 1:
@@ -254,8 +396,8 @@ def classify(anchor: Anchor, index: SymbolIndex) -> Location:
     return Location(Status.MISSING)
 
 
-def locate(note: Note | Anchor, snapshot: Mapping[str, str] | SymbolIndex) -> Location:
-    """Where ``note``'s code stands in ``snapshot``: a :class:`Location` with ``.status`` and ``.hint``.
+def locate(note: Note | Anchor, snapshot: Mapping[str, str | Unreadable] | SymbolIndex) -> Location:
+    """Where ``note``'s code stands in ``snapshot``: a :class:`Location` with ``.status`` and what a reviewer needs.
 
     Pass a :class:`SymbolIndex` instead of a plain snapshot when locating many
     notes in the same snapshot, so that it is parsed once.
@@ -266,7 +408,7 @@ def locate(note: Note | Anchor, snapshot: Mapping[str, str] | SymbolIndex) -> Lo
     return classify(target, _index(snapshot))
 
 
-def agent_visible(note: Note, snapshot: Mapping[str, str] | SymbolIndex) -> bool:
+def agent_visible(note: Note, snapshot: Mapping[str, str | Unreadable] | SymbolIndex) -> bool:
     """Whether an agent may see ``note``: approved, HIGH tier and FRESH. Nothing else is shown."""
     if not isinstance(note, Note):
         raise NotesError(f"agent_visible() needs a Note, got {type(note).__name__}")

@@ -2,87 +2,95 @@
 
 Format (``.yaml``/``.yml`` or ``.json``; the same structure in both)::
 
-    anchor_dir: ../v1.0        # optional; a directory, relative to this file,
-                               # to anchor the notes that carry no hashes
     notes:
       - id: steps-one-based                   # unique, non-empty
         text: The step count is 1-based on purpose.
         path: pkg/runner.py                   # POSIX path relative to the repository root
-        qualname: Runner.step                 # func, Class.method, Outer.Inner.method
+        qualname: Runner.step                 # func, Class.method, outer.inner, CONSTANT, Type::method
         tier: high                            # high | medium | low
-        approved: true                        # a human approved it against this anchor
-        raw_hash: 3f0c...                     # 64 hex digits each, as `cvlib notes anchor` prints;
-        norm_hash: 9a1b...                    # omit both to anchor against anchor_dir
+        approved: true                        # a human approved it against this fingerprint
+        # the fingerprint, written by `cvlib notes anchor NOTES_FILE REPO_DIR`:
+        raw_hash: 3f0c...                     # 64 hex digits
+        norm_hash: 9a1b...                    # 64 hex digits
+        dep_hash: 77d2...                     # 64 hex digits
+        deps: {LIMIT: 2623bc8dc4bfe6da, helper: 89a994b9242bd05e}
+        twins: []                             # optional: places with the same body when anchored
 
-A bare list of notes (without ``anchor_dir``) is accepted too. Every error
-names the file, the note and the field at fault.
+A bare list of notes is accepted too. Every note must carry its fingerprint:
+the gate never anchors a note at read time (that would make every note FRESH
+by construction). A note without one is an error that names the command that
+writes it, ``cvlib notes anchor NOTES_FILE REPO_DIR``, run once a human has
+checked the note against the code. Every error names the file, the note and
+the field at fault.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
-from collections.abc import Mapping
+import tempfile
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from .anchors import read_snapshot
-from .errors import NotesError, NotesFileError
+from .errors import MissingFingerprintError, NotesError, NotesFileError
 from .gate import Anchor, Note, SymbolIndex, Tier, anchor
 
-_NOTE_KEYS = {"id", "text", "path", "qualname", "tier", "approved", "raw_hash", "norm_hash"}
+FINGERPRINT_KEYS: tuple[str, ...] = ("raw_hash", "norm_hash", "dep_hash", "deps")
+_NOTE_KEYS = {"id", "text", "path", "qualname", "tier", "approved", "twins", *FINGERPRINT_KEYS}
 _REQUIRED = ("id", "text", "path", "qualname", "tier", "approved")
-_HEX = re.compile(r"^[0-9a-f]{64}$")
+_HEX64 = re.compile(r"^[0-9a-f]{64}$")
+_HEX_SHORT = re.compile(r"^[0-9a-f]{8,64}$")
+ANCHOR_COMMAND = "cvlib notes anchor"
 
 
 def _load(path: Path) -> Any:
     if not path.is_file():
-        raise NotesFileError(f"notes file {str(path)!r} does not exist or is not a file")
+        raise NotesFileError(f"notes file {str(path)!r} does not exist or is not a regular file")
     suffix = path.suffix.lower()
     if suffix not in {".json", ".yaml", ".yml"}:
         raise NotesFileError(f"notes file {str(path)!r} must end in .yaml, .yml or .json")
     try:
-        text = path.read_text(encoding="utf-8")
+        if path.stat().st_size > 16 * 1024 * 1024:
+            raise NotesFileError(f"notes file {str(path)!r} is larger than 16 MiB")
+        text = path.read_bytes().decode("utf-8")
         if suffix == ".json":
             return json.loads(text)
         import yaml
 
         return yaml.safe_load(text)
-    except Exception as err:  # json.JSONDecodeError, yaml.YAMLError, UnicodeDecodeError
-        raise NotesFileError(f"notes file {str(path)!r} could not be parsed: {err}") from None
+    except NotesFileError:
+        raise
+    except UnicodeDecodeError as err:
+        raise NotesFileError(f"notes file {str(path)!r} is not UTF-8 text (byte {err.start} is not)") from None
+    except Exception as err:  # json.JSONDecodeError, yaml.YAMLError, OSError
+        first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+        raise NotesFileError(f"notes file {str(path)!r} could not be read or parsed: {first}") from None
 
 
-def parse_notes(data: Any, source: str = "notes", base_dir: Path | None = None) -> list[Note]:
-    """Turn a parsed notes document into notes (see the module docstring for the format)."""
+def _entries(data: Any, source: str) -> list[tuple[Mapping[str, Any], str]]:
+    """Validated note entries (everything but the fingerprint), each with how errors name it."""
 
     def fail(message: str) -> NotesFileError:
         return NotesFileError(f"{source}: {message}")
 
-    anchor_dir = None
     if isinstance(data, Mapping):
-        unknown = sorted(set(data) - {"notes", "anchor_dir"})
+        if "anchor_dir" in data:
+            raise fail(f"'anchor_dir' is not read any more: the gate never anchors a note at read time; "
+                       f"write the fingerprints once with `{ANCHOR_COMMAND} {source} REPO_DIR` and remove 'anchor_dir'")
+        unknown = sorted(map(str, set(data) - {"notes"}))
         if unknown:
-            raise fail(f"unknown top-level key(s) {', '.join(map(repr, unknown))}; expected 'notes' and optionally 'anchor_dir'")
+            raise fail(f"unknown top-level key(s) {', '.join(map(repr, unknown))}; expected 'notes'")
         if "notes" not in data:
             raise fail("missing the top-level key 'notes' (a list of notes)")
-        anchor_dir = data.get("anchor_dir")
         entries = data["notes"]
     else:
         entries = data
     if not isinstance(entries, list):
         raise fail(f"the notes must be a list, got {type(entries).__name__}")
-
-    index: SymbolIndex | None = None
-    if anchor_dir is not None:
-        if not isinstance(anchor_dir, str) or not anchor_dir:
-            raise fail(f"'anchor_dir' must be a directory path, got {anchor_dir!r}")
-        folder = (base_dir or Path(".")) / anchor_dir
-        try:
-            index = SymbolIndex.from_snapshot(read_snapshot(folder))
-        except NotesError as err:
-            raise fail(f"'anchor_dir': {err}") from None
-
-    notes: list[Note] = []
+    out = []
     seen: set[str] = set()
     for position, entry in enumerate(entries, start=1):
         where = f"note {position}"
@@ -90,7 +98,7 @@ def parse_notes(data: Any, source: str = "notes", base_dir: Path | None = None) 
             raise fail(f"{where} must be a mapping, got {type(entry).__name__}")
         if isinstance(entry.get("id"), str) and entry["id"]:
             where = f"note {position} ({entry['id']!r})"
-        unknown = sorted(set(entry) - _NOTE_KEYS)
+        unknown = sorted(map(str, set(entry) - _NOTE_KEYS))
         if unknown:
             raise fail(f"{where}: unknown key(s) {', '.join(map(repr, unknown))}; expected {', '.join(sorted(_NOTE_KEYS))}")
         for key in _REQUIRED:
@@ -102,47 +110,178 @@ def parse_notes(data: Any, source: str = "notes", base_dir: Path | None = None) 
         if entry["id"] in seen:
             raise fail(f"{where}: duplicate id {entry['id']!r}")
         seen.add(entry["id"])
-        tier_text = entry["tier"]
         try:
-            tier = Tier(str(tier_text).lower())
+            Tier(str(entry["tier"]).lower())
         except ValueError:
-            raise fail(f"{where}: 'tier' must be high, medium or low, got {tier_text!r}") from None
+            raise fail(f"{where}: 'tier' must be high, medium or low, got {entry['tier']!r}") from None
         if not isinstance(entry["approved"], bool):
             raise fail(f"{where}: 'approved' must be true or false, got {entry['approved']!r}")
-        has = [k for k in ("raw_hash", "norm_hash") if k in entry]
-        if has:
-            if len(has) != 2:
-                raise fail(f"{where}: give both 'raw_hash' and 'norm_hash', or neither (to anchor against 'anchor_dir')")
-            for key in ("raw_hash", "norm_hash"):
-                if not isinstance(entry[key], str) or not _HEX.match(entry[key]):
-                    raise fail(f"{where}: {key!r} must be 64 lowercase hex digits, got {entry[key]!r}")
-            note_anchor = Anchor(entry["path"], entry["qualname"], entry["raw_hash"], entry["norm_hash"])
-        elif index is None:
-            raise fail(f"{where}: no 'raw_hash'/'norm_hash', and the file has no 'anchor_dir' to anchor against")
-        else:
-            try:
-                note_anchor = anchor(index, entry["path"], entry["qualname"])
-            except NotesError as err:
-                raise fail(f"{where}: {err}") from None
-        notes.append(Note(id=entry["id"], text=entry["text"], anchor=note_anchor, tier=tier, approved=entry["approved"]))
+        out.append((entry, where))
+    return out
+
+
+def _stored_anchor(entry: Mapping[str, Any], where: str, source: str) -> Anchor | None:
+    """The fingerprint stored with a note, None when it has none; an error when it is half there or malformed."""
+
+    def fail(message: str) -> NotesFileError:
+        return NotesFileError(f"{source}: {where}: {message}")
+
+    present = [k for k in FINGERPRINT_KEYS if k in entry]
+    if not present:
+        return None
+    missing = [k for k in FINGERPRINT_KEYS if k not in entry]
+    if missing:
+        raise MissingFingerprintError(
+            f"{source}: {where}: its fingerprint is incomplete (no {', '.join(map(repr, missing))}); "
+            f"write it again with `{ANCHOR_COMMAND} {source} REPO_DIR --note {entry['id']}`")
+    for key in ("raw_hash", "norm_hash", "dep_hash"):
+        if not isinstance(entry[key], str) or not _HEX64.match(entry[key]):
+            raise fail(f"{key!r} must be 64 lowercase hex digits, got {entry[key]!r}")
+    deps = entry["deps"]
+    if deps is None:
+        deps = {}
+    if not isinstance(deps, Mapping) or not all(isinstance(k, str) and isinstance(v, str) and _HEX_SHORT.match(v)
+                                                for k, v in deps.items()):
+        raise fail("'deps' must map dependency names to hex hashes (as `cvlib notes anchor` writes them)")
+    twins = entry.get("twins") or []
+    if not isinstance(twins, list) or not all(isinstance(t, str) for t in twins):
+        raise fail(f"'twins' must be a list of 'path::qualname' strings, got {twins!r}")
+    try:
+        return Anchor(entry["path"], entry["qualname"], entry["raw_hash"], entry["norm_hash"], entry["dep_hash"],
+                      tuple(sorted(deps.items())), tuple(twins))
+    except NotesError as err:
+        raise fail(str(err)) from None
+
+
+def _note(entry: Mapping[str, Any], note_anchor: Anchor) -> Note:
+    return Note(id=entry["id"], text=entry["text"], anchor=note_anchor, tier=Tier(str(entry["tier"]).lower()),
+                approved=entry["approved"])
+
+
+def parse_notes(data: Any, source: str = "notes") -> list[Note]:
+    """Turn a parsed notes document into notes (see the module docstring for the format).
+
+    Raises
+    ------
+    MissingFingerprintError
+        If a note carries no stored fingerprint (the message names the command that writes one).
+    NotesFileError
+        If the document or a note is malformed.
+    """
+    notes = []
+    for entry, where in _entries(data, source):
+        stored = _stored_anchor(entry, where, source)
+        if stored is None:
+            raise MissingFingerprintError(
+                f"{source}: {where} has no stored fingerprint, and the gate never anchors a note at read time; "
+                f"check the note against the code, then write its fingerprint with `{ANCHOR_COMMAND} {source} REPO_DIR`")
+        notes.append(_note(entry, stored))
     return notes
 
 
 def read_notes(path: str | Path) -> list[Note]:
     """Read a notes file (YAML or JSON); raises :class:`NotesFileError` naming what is wrong."""
     path = Path(path)
-    return parse_notes(_load(path), source=str(path), base_dir=path.parent)
+    return parse_notes(_load(path), source=str(path))
 
 
 def note_entry(note: Note) -> dict[str, Any]:
     """A note as a notes-file entry (the inverse of :func:`parse_notes` for one note)."""
-    return {
+    entry: dict[str, Any] = {
         "id": note.id,
         "text": note.text,
         "path": note.anchor.path,
         "qualname": note.anchor.qualname,
         "tier": note.tier.value,
         "approved": note.approved,
-        "raw_hash": note.anchor.raw_hash,
-        "norm_hash": note.anchor.norm_hash,
     }
+    entry.update(fingerprint_fields(note.anchor))
+    return entry
+
+
+def fingerprint_fields(stored: Anchor) -> dict[str, Any]:
+    """The fingerprint keys of a notes-file entry for an anchor."""
+    fields: dict[str, Any] = {
+        "raw_hash": stored.raw_hash,
+        "norm_hash": stored.norm_hash,
+        "dep_hash": stored.dep_hash,
+        "deps": dict(stored.deps),
+    }
+    if stored.twins:
+        fields["twins"] = list(stored.twins)
+    return fields
+
+
+def _dump(path: Path, data: Any) -> bytes:
+    if path.suffix.lower() == ".json":
+        return (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+    import yaml
+
+    return yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=120).encode("utf-8")
+
+
+def _atomic_write(path: Path, data: bytes) -> None:
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def anchor_notes_file(path: str | Path, repo_dir: str | Path, ids: Sequence[str] = (), everything: bool = False) -> list[tuple[str, str]]:
+    """Write fingerprints into a notes file, taken from the code in ``repo_dir``: what ``cvlib notes anchor`` does.
+
+    Parameters
+    ----------
+    path
+        The notes file (YAML or JSON); rewritten atomically (comments in a YAML file are not kept).
+    repo_dir
+        The working tree whose code the notes were checked against.
+    ids
+        Re-anchor these notes even if they have a fingerprint (after a human re-checked them).
+    everything
+        Re-anchor every note.
+
+    Returns
+    -------
+    list of tuple
+        ``(note id, what happened)`` per note, in file order; what happened is
+        ``"anchored"`` (it had no fingerprint), ``"re-anchored"`` or ``"kept"``.
+
+    Raises
+    ------
+    NotesFileError
+        If the file is malformed, an id is unknown, or a note's symbol is not in ``repo_dir``
+        (nothing is written then).
+    """
+    path = Path(path)
+    data = _load(path)
+    entries = _entries(data, str(path))
+    known = {e["id"] for e, _ in entries}
+    unknown = sorted(set(ids) - known)
+    if unknown:
+        raise NotesFileError(f"{path}: no note with id {', '.join(map(repr, unknown))}")
+    index = SymbolIndex.from_snapshot(read_snapshot(repo_dir))
+    report = []
+    for entry, where in entries:
+        stored = None
+        try:
+            stored = _stored_anchor(entry, where, str(path))
+        except MissingFingerprintError:
+            stored = None
+        if stored is not None and not everything and entry["id"] not in ids:
+            report.append((entry["id"], "kept"))
+            continue
+        try:
+            fresh = anchor(index, entry["path"], entry["qualname"])
+        except NotesError as err:
+            raise NotesFileError(f"{path}: {where}: {err}") from None
+        for key in (*FINGERPRINT_KEYS, "twins"):
+            entry.pop(key, None)  # type: ignore[attr-defined]
+        entry.update(fingerprint_fields(fresh))  # type: ignore[attr-defined]
+        report.append((entry["id"], "anchored" if stored is None else "re-anchored"))
+    _atomic_write(path, _dump(path, data))
+    return report

@@ -12,12 +12,17 @@ stale edits per release under three policies:
   source reports this arm per *task* (two trials each): k of n tasks had a
   stale edit in at least one trial, so the per-trial rate lies between
   k/(2n) (one bad trial per such task) and k/n (both). We carry both bounds.
-* **the gate**: the note is absent, so it cannot be applied: zero by
-  construction, whatever the model.
+* **the symbol-only gate**: a note is withheld when its own code changed;
+  a note whose code is unchanged but whose dependencies changed is *shown*,
+  unlabelled, as FRESH -- so it is applied about as often as a true note
+  (the published true-note rate).
+* **the dependency-aware gate**: every note whose code or dependencies changed
+  is absent, so it cannot be applied: zero by construction, whatever the model.
 
 Which stale notes are *wrong* is not in the code's history: a changed
 function may leave its note true. ``wrong_share`` (an assumption, not a
-measurement) is the share of notes on changed code whose advice is now wrong.
+measurement) is the share of notes on changed code -- its own or its
+dependencies' -- whose advice is now wrong.
 """
 
 from __future__ import annotations
@@ -111,7 +116,8 @@ class PolicyRates:
 
     ``label`` and its Wilson interval are per trial; ``verify_low``/``verify_high``
     bound the per-trial verify-first rate from the per-task count (see the
-    module docstring).
+    module docstring); ``shown`` is how often a note shown as fresh was acted
+    on (the ungated true-note arm).
     """
 
     model: str
@@ -120,6 +126,7 @@ class PolicyRates:
     label_high: float
     verify_low: float
     verify_high: float
+    shown: float = 1.0
 
 
 def policy_rates(trials: pd.DataFrame) -> list[PolicyRates]:
@@ -133,7 +140,9 @@ def policy_rates(trials: pd.DataFrame) -> list[PolicyRates]:
         lab, ver = rows.loc["stale_labelled"], rows.loc["stale_verify"]
         lo, hi = wilson(int(lab["count"]), int(lab["total"]))
         tasks_bad, tasks = int(ver["count"]), int(ver["total"])
-        out.append(PolicyRates(model, float(lab["count"] / lab["total"]), lo, hi, tasks_bad / (2 * tasks), tasks_bad / tasks))
+        shown = float(rows.loc["true_note", "count"] / rows.loc["true_note", "total"]) if "true_note" in rows.index else 1.0
+        out.append(PolicyRates(model, float(lab["count"] / lab["total"]), lo, hi, tasks_bad / (2 * tasks), tasks_bad / tasks,
+                               shown))
     return out
 
 
@@ -145,8 +154,9 @@ def expected_stale_edits(step_counts: pd.DataFrame, rates: list[PolicyRates], wr
     step_counts
         One row per project with ``notes`` (notes per release step, summed
         over steps) and the counts of each status over those steps:
-        ``CHANGED``, ``RENAMED``, ``AMBIGUOUS``, ``MISSING``, ``UNPARSABLE``,
-        and ``steps`` (how many release steps).
+        ``CHANGED``, ``DEPENDENCY_CHANGED`` (0 when absent), ``RENAMED``,
+        ``AMBIGUOUS``, ``MISSING``, ``UNPARSABLE``, and ``steps`` (how many
+        release steps).
     rates
         From :func:`policy_rates`.
     wrong_share
@@ -159,8 +169,9 @@ def expected_stale_edits(step_counts: pd.DataFrame, rates: list[PolicyRates], wr
         ``stale_low``/``stale_high``) per release step per 100 notes, and
         ``true_withheld``: notes still true but withheld awaiting review per
         release step per 100 notes (RENAMED and AMBIGUOUS notes, whose code is
-        intact, plus the not-wrong share of CHANGED ones). Only the gate pays
-        that price; the other policies show those notes.
+        intact, plus the not-wrong share of the notes each gate withholds for a
+        change). Only the gates pay that price; the other policies show those
+        notes.
 
     Notes
     -----
@@ -176,14 +187,21 @@ def expected_stale_edits(step_counts: pd.DataFrame, rates: list[PolicyRates], wr
     rows = []
     for rec in step_counts.itertuples(index=False):
         per100 = 100.0 / rec.notes
-        wrong = rec.CHANGED * wrong_share * per100
-        true_withheld = (rec.RENAMED + rec.AMBIGUOUS + rec.CHANGED * (1 - wrong_share)) * per100
+        dependency = float(getattr(rec, "DEPENDENCY_CHANGED", 0))
+        wrong = (rec.CHANGED + dependency) * wrong_share * per100
+        wrong_dependency = dependency * wrong_share * per100
+        moved = rec.RENAMED + rec.AMBIGUOUS
+        withheld_symbol = (moved + rec.CHANGED * (1 - wrong_share)) * per100
+        withheld_dependency = (moved + (rec.CHANGED + dependency) * (1 - wrong_share)) * per100
         for r in rates:
             common = dict(project=rec.project, model=r.model, exposed_wrong=wrong)
             rows.append(dict(common, policy="warn with a label", stale_edits=wrong * r.label,
                              stale_low=wrong * r.label_low, stale_high=wrong * r.label_high, true_withheld=0.0))
             rows.append(dict(common, policy="verify first", stale_edits=wrong * (r.verify_low + r.verify_high) / 2,
                              stale_low=wrong * r.verify_low, stale_high=wrong * r.verify_high, true_withheld=0.0))
-            rows.append(dict(common, policy="gate", stale_edits=0.0, stale_low=0.0, stale_high=0.0,
-                             true_withheld=true_withheld))
+            rows.append(dict(common, policy="symbol-only gate", stale_edits=wrong_dependency * r.shown,
+                             stale_low=wrong_dependency * r.shown, stale_high=wrong_dependency * r.shown,
+                             true_withheld=withheld_symbol))
+            rows.append(dict(common, policy="dependency-aware gate", stale_edits=0.0, stale_low=0.0, stale_high=0.0,
+                             true_withheld=withheld_dependency))
     return pd.DataFrame(rows)

@@ -8,19 +8,21 @@ notebooks never run this, they read the committed tables)::
 
 For each pinned release it runs ``pip download --no-deps --only-binary :all:``
 into a temporary folder, reads the wheel's ``.py`` files in memory (never
-extracting them), and indexes every function, method and class with
-:func:`cvlib.notes.anchors.symbols` — the same code the gate uses — so the
-hashes in the tables are exactly what :func:`cvlib.notes.anchor` would record.
+extracting them), and indexes every symbol with :func:`cvlib.notes.anchors.analyse` — the same code
+the gate uses — so the hashes in the tables are exactly what
+:func:`cvlib.notes.anchor` would record (truncated, see below).
 
 Output, beside this script:
 
 * ``<project>.parquet``: one row per (release, path, qualname), sorted by
   release, path, qualname, with columns ``release`` (0-based order),
-  ``version``, ``path``, ``qualname``, ``kind``, ``raw_hash``, ``norm_hash``
-  (first 16 hex digits of the SHA-256 digests; the tables are for counting,
-  and 64 bits keep accidental collisions below 1e-12 at this size),
-  ``lines`` and ``nodes`` (normalized tree size). A file that does not parse
-  gets one row of kind ``unparsable`` with empty qualname and hashes.
+  ``version``, ``path``, ``qualname``, ``kind``, ``raw_hash``, ``norm_hash``,
+  ``dep_hash`` (first 16 hex digits of the SHA-256 digests; the tables are for
+  counting, and 64 bits keep accidental collisions below 1e-12 at this size),
+  ``lines``, ``nodes`` (normalized tree size) and ``deps`` (one string per
+  dependency: the first 8 hex digits of its hash, a space, its label; what
+  names a changed dependency). A file that does not parse gets one row of kind
+  ``unparsable`` with empty qualname and hashes.
 * ``PROVENANCE.json`` and ``PROVENANCE.md``: the versions, each wheel's file
   name, size and SHA-256, the pip and Python versions used, the row counts.
 
@@ -45,7 +47,8 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
-from cvlib.notes.anchors import UnparsableSource, read_source, symbols
+from cvlib.notes.anchors import analyse, dependency_fingerprint, read_source
+from cvlib.notes.errors import UnparsableSource
 
 HERE = Path(__file__).resolve().parent
 
@@ -76,7 +79,8 @@ RELEASES: dict[str, dict[str, object]] = {
 }
 
 TABLE_HASH_DIGITS = 16
-COLUMNS = ["release", "version", "path", "qualname", "kind", "raw_hash", "norm_hash", "lines", "nodes"]
+COLUMNS = ["release", "version", "path", "qualname", "kind", "raw_hash", "norm_hash", "dep_hash", "lines", "nodes", "deps"]
+DEP_DIGITS = 8
 
 
 def download(project: str, version: str, folder: Path) -> Path:
@@ -103,15 +107,18 @@ def index_wheel(data: bytes, package_dir: str, release: int, version: str) -> li
                 continue
             source = read_source(wheel.read(name))
             try:
-                found = symbols(source, name)
+                parsed = analyse(source, name)
+                found = parsed.rows()
             except UnparsableSource:
                 rows.append(dict(release=release, version=version, path=name, qualname="", kind="unparsable",
-                                 raw_hash="", norm_hash="", lines=source.count("\n"), nodes=0))
+                                 raw_hash="", norm_hash="", dep_hash="", lines=source.count("\n"), nodes=0, deps=[]))
                 continue
             for s in found:
+                dep_hash, deps = dependency_fingerprint(parsed.dependencies(s.qualname))
                 rows.append(dict(release=release, version=version, path=s.path, qualname=s.qualname, kind=s.kind,
                                  raw_hash=s.raw_hash[:TABLE_HASH_DIGITS], norm_hash=s.norm_hash[:TABLE_HASH_DIGITS],
-                                 lines=s.lines, nodes=s.nodes))
+                                 dep_hash=dep_hash[:TABLE_HASH_DIGITS], lines=s.lines, nodes=s.nodes,
+                                 deps=[f"{h[:DEP_DIGITS]} {label}" for label, h in deps]))
     return rows
 
 
@@ -120,8 +127,8 @@ def table_bytes(rows: list[dict[str, object]]) -> bytes:
     frame = pd.DataFrame(rows, columns=COLUMNS).sort_values(["release", "path", "qualname"], kind="stable")
     schema = pa.schema([
         ("release", pa.int16()), ("version", pa.string()), ("path", pa.string()), ("qualname", pa.string()),
-        ("kind", pa.string()), ("raw_hash", pa.string()), ("norm_hash", pa.string()),
-        ("lines", pa.int32()), ("nodes", pa.int32()),
+        ("kind", pa.string()), ("raw_hash", pa.string()), ("norm_hash", pa.string()), ("dep_hash", pa.string()),
+        ("lines", pa.int32()), ("nodes", pa.int32()), ("deps", pa.list_(pa.string())),
     ])
     table = pa.Table.from_pandas(frame, schema=schema, preserve_index=False).replace_schema_metadata(None)
     sink = io.BytesIO()

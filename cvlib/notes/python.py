@@ -1,0 +1,576 @@
+"""Python files: their symbols, and what each symbol's behaviour depends on inside its module.
+
+Parsed with :mod:`ast`; which names a function reads from its module (rather
+than from its own locals or an enclosing function) comes from ``symtable``,
+the compiler's own scoping, so comprehension variables, ``global`` and
+``nonlocal`` declarations are resolved as Python resolves them.
+
+Symbols (what a note can be anchored on)
+----------------------------------------
+``function`` (module level), ``class``, ``method`` (``Class.method``, also in
+nested classes: ``Outer.Inner.method``), ``nested`` (a function defined in a
+function: ``outer.inner``), ``constant`` (a module-level assignment:
+``ELAPSED_TIME_LABEL``) and ``attribute`` (a class-level assignment:
+``Class.name``). Definitions under ``if``/``try``/``with``/``for``/``while``/
+``match`` count at the level of that block. A qualified name bound twice gets
+an ordinal suffix from its second binding on, in source order
+(``Response.content``, ``Response.content#2``).
+
+Dependencies (what the fingerprint sees besides the symbol's own code)
+----------------------------------------------------------------------
+Each dependency is a *binding record*: every statement of the module (or of a
+class body) that binds or mutates one name, in source order, each with the
+``if``/``try``/``for``... headers it sits under. Its label is the name
+(``LIMIT``, ``json``, ``helper``), ``Class.name`` for a class member, or
+``class Class`` for a class's header (bases, keywords, decorators, and where
+the class is bound). A symbol depends on:
+
+* **its own binding record** (label: its own name), in which its own code is
+  a placeholder: a later ``def`` of the same name, ``target = helper``, or
+  moving the definition under ``if False:`` changes it;
+* every **module-level name its code reads** (functions it calls, constants,
+  classes, decorators, default values, annotations), resolved with
+  ``symtable``, **transitively** through the code of those names; a name
+  the module does not bind (a builtin) is recorded as unbound, so a later
+  module-level definition that shadows it is seen; ``from m import *`` is
+  part of every unbound name's record;
+* **import bindings** as written (``import json`` and ``import simplejson as
+  json`` differ), never the imported module's code;
+* for a **method**: its class's header and every class-level attribute, and
+  each ``self.x`` / ``cls.x`` / ``super().x`` it reads, resolved to the class
+  body, to the methods that assign ``self.x``, and to base classes defined in
+  the same module;
+* for a **nested function**: the whole enclosing function (its closure).
+
+Out of reach: the code of other modules (an import is seen as a binding, not
+as what it imports), anything decided at run time (``getattr``, monkeypatching,
+a subclass elsewhere overriding a method, attributes set from outside the
+class), mutation of a module-level object through another name, data files and
+the environment.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+import json
+import symtable
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from .errors import NotesError, UnparsableSource
+
+_FUNC_TYPES = (ast.FunctionDef, ast.AsyncFunctionDef)
+_DEF_TYPES = _FUNC_TYPES + (ast.ClassDef,)
+_DOCSTRING_HOLDERS = _DEF_TYPES + (ast.Module,)
+
+
+def parse(source: str, path: str = "<snapshot>") -> ast.Module:
+    """Parse ``source`` or raise :class:`UnparsableSource` naming ``path`` and the parser's complaint."""
+    try:
+        return ast.parse(source, filename=path)
+    except (SyntaxError, ValueError, RecursionError, MemoryError) as err:
+        raise UnparsableSource(f"{path!r} does not parse as Python: {type(err).__name__}: {err}") from None
+
+
+def _is_docstring(stmt: ast.AST) -> bool:
+    return isinstance(stmt, ast.Expr) and isinstance(stmt.value, ast.Constant) and isinstance(stmt.value.value, str)
+
+
+def canon(node: object) -> str:
+    """Deterministic, Python-version-stable text of an AST: no positions, no empty fields, no docstrings.
+
+    Our own serialisation rather than :func:`ast.dump`, whose text differs
+    between Python versions (3.12 added ``type_params``; 3.13 hides empty
+    fields); this one skips empty and ``None`` fields, so a hash computed on
+    3.11 stays the hash on 3.13 for code both can parse.
+    """
+    if isinstance(node, ast.AST):
+        parts = []
+        for name in node._fields:
+            value = getattr(node, name, None)
+            if name == "body" and isinstance(node, _DOCSTRING_HOLDERS) and value and _is_docstring(value[0]):
+                value = value[1:]
+            if value is None or (isinstance(value, list) and not value):
+                continue
+            parts.append(f"{name}={canon(value)}")
+        return f"{type(node).__name__}({','.join(parts)})"
+    if isinstance(node, list):
+        return "[" + ",".join(canon(item) for item in node) + "]"
+    return repr(node)
+
+
+def count_nodes(node: ast.AST) -> int:
+    """Nodes of the normalized tree: docstrings and expression contexts not counted."""
+    count = 0
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, ast.expr_context):
+            continue
+        count += 1
+        for name in current._fields:
+            value = getattr(current, name, None)
+            if isinstance(value, list):
+                items = value
+                if name == "body" and isinstance(current, _DEF_TYPES) and items and _is_docstring(items[0]):
+                    items = items[1:]
+                stack.extend(item for item in items if isinstance(item, ast.AST))
+            elif isinstance(value, ast.AST):
+                stack.append(value)
+    return count
+
+
+def nameless(node: ast.AST, name: str) -> str:
+    """Canonical text of a symbol with its own name left out (so a rename keeps the hash)."""
+    if isinstance(node, _DEF_TYPES):
+        old = node.name
+        node.name = ""
+        try:
+            return canon(node)
+        finally:
+            node.name = old
+    clone = copy.deepcopy(node)
+    for target in _assigned_targets(clone):
+        for sub in ast.walk(target):
+            if isinstance(sub, ast.Name) and sub.id == name:
+                sub.id = ""
+    return canon(clone)
+
+
+def _assigned_targets(stmt: ast.AST) -> list[ast.AST]:
+    if isinstance(stmt, ast.Assign):
+        return list(stmt.targets)
+    if isinstance(stmt, (ast.AnnAssign, ast.AugAssign)):
+        return [stmt.target]
+    return []
+
+
+def _bound_names(target: ast.AST) -> list[str]:
+    """Names a target binds (``a``, ``a, (b, *c)``); subscripts and attributes bind nothing."""
+    if isinstance(target, ast.Name):
+        return [target.id]
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return [n for elt in target.elts for n in _bound_names(elt)]
+    if isinstance(target, ast.Starred):
+        return _bound_names(target.value)
+    return []
+
+
+def _base_name(expr: ast.AST) -> str | None:
+    """``x`` for ``x``, ``x.a.b``, ``x[0].a``: the name whose object a store or call mutates."""
+    while isinstance(expr, (ast.Attribute, ast.Subscript)):
+        expr = expr.value
+    return expr.id if isinstance(expr, ast.Name) else None
+
+
+def _loaded_names(*nodes: ast.AST | None) -> set[str]:
+    out: set[str] = set()
+    for node in nodes:
+        if node is None:
+            continue
+        for sub in ast.walk(node):
+            if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Load):
+                out.add(sub.id)
+    return out
+
+
+@dataclass(eq=False)
+class _Binding:
+    kind: str
+    node: ast.AST
+    context: str
+    context_nodes: tuple[ast.AST, ...]
+
+
+@dataclass(eq=False)
+class _Scope:
+    kind: str  # module | class | function
+    qualname: str
+    node: ast.AST | None
+    parent: _Scope | None
+    bindings: dict[str, list[_Binding]] = field(default_factory=dict)
+    stars: list[str] = field(default_factory=list)
+    self_assigned: dict[str, set[str]] = field(default_factory=dict)
+
+    def prefix(self) -> str:
+        return self.qualname + "." if self.qualname else ""
+
+
+@dataclass(frozen=True, slots=True)
+class PySymbol:
+    """One anchorable symbol of a Python file, with what :mod:`cvlib.notes.anchors` needs to hash it."""
+
+    qualname: str
+    name: str
+    kind: str
+    node: ast.AST
+    scope: Any  # the scope it is bound in
+    first_line: int
+    last_line: int
+
+
+def _headers(stmt: ast.AST) -> Iterator[tuple[str, list[ast.stmt], tuple[ast.AST, ...], list[tuple[str, ast.AST]]]]:
+    """For a compound statement: (header text, body, header expressions, names it binds) per branch."""
+    if isinstance(stmt, ast.If):
+        head = f"if({canon(stmt.test)})"
+        yield head + ".then", stmt.body, (stmt.test,), []
+        yield head + ".else", stmt.orelse, (stmt.test,), []
+    elif isinstance(stmt, (ast.For, ast.AsyncFor)):
+        head = f"for({canon(stmt.target)} in {canon(stmt.iter)})"
+        binds = [(n, stmt) for n in _bound_names(stmt.target)]
+        yield head + ".body", stmt.body, (stmt.iter,), binds
+        yield head + ".else", stmt.orelse, (stmt.iter,), []
+    elif isinstance(stmt, ast.While):
+        head = f"while({canon(stmt.test)})"
+        yield head + ".body", stmt.body, (stmt.test,), []
+        yield head + ".else", stmt.orelse, (stmt.test,), []
+    elif isinstance(stmt, (ast.With, ast.AsyncWith)):
+        head = f"with({canon(stmt.items)})"
+        binds = [(n, stmt) for item in stmt.items if item.optional_vars is not None for n in _bound_names(item.optional_vars)]
+        yield head, stmt.body, tuple(item.context_expr for item in stmt.items), binds
+    elif isinstance(stmt, ast.Try) or type(stmt).__name__ == "TryStar":
+        yield "try.body", stmt.body, (), []
+        for handler in stmt.handlers:
+            head = f"except({canon(handler.type)} as {handler.name})"
+            binds = [(handler.name, handler)] if handler.name else []
+            yield head, handler.body, (handler.type,) if handler.type else (), binds
+        yield "try.else", stmt.orelse, (), []
+        yield "try.finally", stmt.finalbody, (), []
+    elif isinstance(stmt, ast.Match):
+        for case in stmt.cases:
+            head = f"match({canon(stmt.subject)}).case({canon(case.pattern)} if {canon(case.guard)})"
+            yield head, case.body, (stmt.subject,) + ((case.guard,) if case.guard else ()), []
+
+
+class PythonFile:
+    """The symbols of one Python source and, on demand, the dependency fingerprint of each.
+
+    Raises
+    ------
+    UnparsableSource
+        If the source does not parse.
+    """
+
+    def __init__(self, source: str, path: str = "<snapshot>"):
+        self.path = path
+        self.source = source
+        self.tree = parse(source, path)
+        self.module = _Scope("module", "", self.tree, None)
+        self.scopes: dict[str, _Scope] = {"": self.module}
+        self.symbols: list[PySymbol] = []
+        self._seen: dict[str, int] = {}
+        self._walk(self.tree.body, self.module, "", ())
+        self._global_rebinds()
+        self._tables = self._symtables()
+        self._canon_cache: dict[int, str] = {}
+
+    # -- finding symbols and bindings ------------------------------------------------------
+
+    def _add_symbol(self, scope: _Scope, name: str, kind: str, node: ast.AST) -> None:
+        qualname = scope.prefix() + name
+        self._seen[qualname] = self._seen.get(qualname, 0) + 1
+        if self._seen[qualname] > 1:
+            qualname = f"{qualname}#{self._seen[qualname]}"
+        decorators = getattr(node, "decorator_list", []) or []
+        first = min([node.lineno] + [d.lineno for d in decorators])
+        self.symbols.append(PySymbol(qualname, name, kind, node, scope, first, node.end_lineno or node.lineno))
+
+    def _bind(self, scope: _Scope, name: str, kind: str, node: ast.AST, ctx: str, ctx_nodes: tuple[ast.AST, ...]) -> None:
+        scope.bindings.setdefault(name, []).append(_Binding(kind, node, ctx, ctx_nodes))
+
+    def _walk(self, body: list[ast.stmt], scope: _Scope, ctx: str, ctx_nodes: tuple[ast.AST, ...]) -> None:
+        for stmt in body:
+            self._statement(stmt, scope, ctx, ctx_nodes)
+
+    def _statement(self, stmt: ast.stmt, scope: _Scope, ctx: str, ctx_nodes: tuple[ast.AST, ...]) -> None:
+        assignable = scope.kind != "function"
+        if isinstance(stmt, _FUNC_TYPES):
+            self._bind(scope, stmt.name, "def", stmt, ctx, ctx_nodes)
+            self._add_symbol(scope, stmt.name, {"module": "function", "class": "method", "function": "nested"}[scope.kind], stmt)
+            child = _Scope("function", scope.prefix() + stmt.name, stmt, scope)
+            self.scopes.setdefault(child.qualname, child)
+            self._walk(stmt.body, child, "", ())
+        elif isinstance(stmt, ast.ClassDef):
+            self._bind(scope, stmt.name, "class", stmt, ctx, ctx_nodes)
+            self._add_symbol(scope, stmt.name, "class", stmt)
+            child = _Scope("class", scope.prefix() + stmt.name, stmt, scope)
+            self.scopes.setdefault(child.qualname, child)
+            self._walk(stmt.body, child, "", ())
+            self._collect_self_attributes(child, stmt)
+        elif isinstance(stmt, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            for target in _assigned_targets(stmt):
+                names = _bound_names(target)
+                for name in names:
+                    self._bind(scope, name, type(stmt).__name__.lower(), stmt, ctx, ctx_nodes)
+                    if assignable:
+                        self._add_symbol(scope, name, "constant" if scope.kind == "module" else "attribute", stmt)
+                if not names and assignable and (base := _base_name(target)) is not None:
+                    self._bind(scope, base, "mutate", stmt, ctx, ctx_nodes)
+        elif isinstance(stmt, (ast.Import, ast.ImportFrom)):
+            for alias in stmt.names:
+                if alias.name == "*":
+                    scope.stars.append(canon(stmt))
+                    continue
+                bound = alias.asname or alias.name.split(".")[0]
+                text = ast.ImportFrom(module=stmt.module, names=[alias], level=stmt.level) if isinstance(stmt, ast.ImportFrom) else ast.Import(names=[alias])
+                self._bind(scope, bound, "import", text, ctx, ctx_nodes)
+        elif isinstance(stmt, ast.Delete):
+            for target in stmt.targets:
+                for name in _bound_names(target) or [n for n in [_base_name(target)] if n and assignable]:
+                    self._bind(scope, name, "del", stmt, ctx, ctx_nodes)
+        elif isinstance(stmt, ast.Expr) and assignable:
+            for sub in ast.walk(stmt.value):
+                if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) and (base := _base_name(sub.func)):
+                    self._bind(scope, base, "mutate", stmt, ctx, ctx_nodes)
+                if isinstance(sub, ast.NamedExpr) and isinstance(sub.target, ast.Name):
+                    self._bind(scope, sub.target.id, "walrus", stmt, ctx, ctx_nodes)
+        else:
+            for head, body, exprs, binds in _headers(stmt):
+                for name, node in binds:
+                    self._bind(scope, name, "block", node, ctx + "/" + head, ctx_nodes + exprs)
+                self._walk(body, scope, ctx + "/" + head, ctx_nodes + exprs)
+
+    def _collect_self_attributes(self, scope: _Scope, cls: ast.ClassDef) -> None:
+        """Which methods assign ``self.x`` (so a read of ``self.x`` depends on them)."""
+        for stmt in _flat_body(cls.body):
+            if isinstance(stmt, _FUNC_TYPES):
+                first = _first_param(stmt)
+                if first is None:
+                    continue
+                for sub in ast.walk(stmt):
+                    if (isinstance(sub, ast.Attribute) and isinstance(sub.value, ast.Name) and sub.value.id == first
+                            and isinstance(sub.ctx, (ast.Store, ast.Del))):
+                        scope.self_assigned.setdefault(sub.attr, set()).add(stmt.name)
+
+    def _global_rebinds(self) -> None:
+        """A function that declares ``global x`` and binds it rebinds the module's ``x``."""
+        for scope in list(self.scopes.values()):
+            if scope.kind != "function":
+                continue
+            declared = {n for sub in ast.walk(scope.node) if isinstance(sub, ast.Global) for n in sub.names}
+            for name in sorted(declared):
+                if any(isinstance(sub, ast.Name) and sub.id == name and isinstance(sub.ctx, (ast.Store, ast.Del))
+                       for sub in ast.walk(scope.node)):
+                    self._bind(self.module, name, f"global in {scope.qualname}", scope.node, "", ())
+
+    def _symtables(self) -> dict[tuple[str, int], symtable.SymbolTable] | None:
+        try:
+            top = symtable.symtable(self.source, self.path, "exec")
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return None
+        found: dict[tuple[str, int], symtable.SymbolTable] = {}
+        stack = [top]
+        while stack:
+            table = stack.pop()
+            found.setdefault((table.get_name(), table.get_lineno()), table)
+            stack.extend(table.get_children())
+        return found
+
+    # -- what a piece of code reads ----------------------------------------------------------
+
+    def _code(self, node: ast.AST) -> str:
+        key = id(node)
+        if key not in self._canon_cache:
+            self._canon_cache[key] = canon(node)
+        return self._canon_cache[key]
+
+    def _globals_of(self, node: ast.AST) -> set[str]:
+        """Module-level (or builtin) names read or written by a def/class body, nested scopes included."""
+        table = None if self._tables is None else self._tables.get((node.name, node.lineno))  # type: ignore[attr-defined]
+        if table is None:  # conservative fallback: every name loaded anywhere in it
+            return _loaded_names(node)
+        names: set[str] = set()
+        stack = [table]
+        while stack:
+            current = stack.pop()
+            for sym in current.get_symbols():
+                if sym.is_global() and (sym.is_referenced() or sym.is_assigned()):
+                    names.add(sym.get_name())
+            stack.extend(current.get_children())
+        return names
+
+    def _resolve(self, scope: _Scope, name: str) -> tuple[str, str, str]:
+        """The dependency item a name read in ``scope`` refers to."""
+        if scope.kind == "class":
+            return ("m", scope.qualname, name) if name in scope.bindings else ("m", "", name)
+        if scope.kind == "function":
+            current: _Scope | None = scope
+            while current is not None and current.kind != "module":
+                if current.kind == "function" and name in current.bindings:
+                    return _member_of(current)
+                current = current.parent
+            return ("m", "", name)
+        return ("m", "", name)
+
+    def _reads_of(self, binding: _Binding, scope: _Scope) -> set[tuple[str, str, str]]:
+        """Dependency items the code of one binding reads."""
+        node = binding.node
+        out: set[tuple[str, str, str]] = {self._resolve(scope, n) for n in _loaded_names(*binding.context_nodes)}
+        if isinstance(node, _DEF_TYPES):
+            out |= {("m", "", n) for n in self._globals_of(node)}
+            outer_exprs: list[ast.AST] = list(node.decorator_list)
+            if isinstance(node, ast.ClassDef):
+                outer_exprs += list(node.bases) + [k.value for k in node.keywords]
+            else:
+                args = node.args
+                outer_exprs += [d for d in args.defaults + args.kw_defaults if d is not None]
+                outer_exprs += [a.annotation for a in args.posonlyargs + args.args + args.kwonlyargs if a.annotation]
+                outer_exprs += [a.annotation for a in (args.vararg, args.kwarg) if a is not None and a.annotation]
+                if node.returns is not None:
+                    outer_exprs.append(node.returns)
+            outer_exprs += list(getattr(node, "type_params", []) or [])
+            out |= {self._resolve(scope, n) for n in _loaded_names(*outer_exprs)}
+            if isinstance(node, _FUNC_TYPES) and scope.kind == "class":
+                out |= self._method_extras(scope, node)
+            if isinstance(node, _FUNC_TYPES) and scope.kind == "function":
+                out.add(_member_of(scope))
+        elif binding.kind.startswith("global in "):
+            pass  # the rebinding function's code is in the record; what it reads is not followed
+        elif binding.kind != "import":
+            out |= {self._resolve(scope, n) for n in _loaded_names(node)}
+        if scope.kind == "class":
+            out.add(("shell", scope.qualname, ""))
+        return out
+
+    def _method_extras(self, cls: _Scope, method: ast.AST) -> set[tuple[str, str, str]]:
+        """A method reads its class's header and attributes, and every ``self.x`` it uses or sets."""
+        out: set[tuple[str, str, str]] = {("shell", cls.qualname, "")}
+        for name, bindings in cls.bindings.items():
+            if any(b.kind not in ("def",) for b in bindings):
+                out.add(("m", cls.qualname, name))
+        first = _first_param(method)
+        augmented = {id(sub.target) for sub in ast.walk(method) if isinstance(sub, ast.AugAssign)}
+        for sub in ast.walk(method):
+            if not isinstance(sub, ast.Attribute):
+                continue
+            if first is not None and isinstance(sub.value, ast.Name) and sub.value.id == first:
+                if isinstance(sub.ctx, ast.Load) or id(sub) in augmented or self._class_binds(cls, sub.attr):
+                    # a read depends on whatever sets it; a plain store only on a class-level
+                    # binding (``self.x = v`` runs a property's setter)
+                    out.add(("m", cls.qualname, sub.attr))
+            elif (isinstance(sub.value, ast.Call) and isinstance(sub.value.func, ast.Name)
+                  and sub.value.func.id == "super"):
+                out |= {("m", base.qualname, sub.attr) for base in self._local_bases(cls)}
+        return out
+
+    def _class_binds(self, cls: _Scope, name: str, depth: int = 0) -> bool:
+        """Whether ``cls`` or a base defined in this module binds ``name`` at class level."""
+        if name in cls.bindings:
+            return True
+        return depth < 20 and any(self._class_binds(base, name, depth + 1) for base in self._local_bases(cls))
+
+    def _local_bases(self, cls: _Scope) -> list[_Scope]:
+        """Base classes of ``cls`` that are classes defined at this module's top level."""
+        node = cls.node
+        bases = []
+        for base in getattr(node, "bases", []):
+            if isinstance(base, ast.Name) and base.id in self.scopes and self.scopes[base.id].kind == "class":
+                bases.append(self.scopes[base.id])
+        return bases
+
+    # -- the fingerprint ---------------------------------------------------------------------
+
+    def _label(self, item: tuple[str, str, str]) -> str:
+        kind, scope, name = item
+        if kind == "shell":
+            return f"class {scope}"
+        return f"{scope}.{name}" if scope else name
+
+    def _record(self, item: tuple[str, str, str], own: ast.AST) -> tuple[str, set[tuple[str, str, str]]]:
+        """The canonical text of one dependency item, and the items it reads in turn."""
+        kind, scope_name, name = item
+        if kind == "shell":
+            scope = self.scopes[scope_name]
+            node = scope.node
+            assert isinstance(node, ast.ClassDef)
+            parent = scope.parent
+            assert parent is not None
+            header = ast.ClassDef(name=node.name, bases=node.bases, keywords=node.keywords, body=[],
+                                  decorator_list=node.decorator_list)
+            record = ["header", canon(header)]
+            reads = {self._resolve(parent, n) for n in _loaded_names(*node.decorator_list, *node.bases,
+                                                                         *[k.value for k in node.keywords])}
+            for b in parent.bindings.get(node.name, []):
+                code = "<this class>" if b.node is node else ("<self>" if b.node is own else self._code(b.node))
+                record.append([b.kind, code, b.context])
+                reads |= {self._resolve(parent, n) for n in _loaded_names(*b.context_nodes)}
+                if b.node is not node and b.node is not own:
+                    reads |= self._reads_of(b, parent)
+            if parent.kind == "class":
+                reads.add(("shell", parent.qualname, ""))
+            elif parent.kind == "function":
+                reads.add(_member_of(parent))
+            return json.dumps(record), reads
+        scope = self.scopes.get(scope_name)
+        if scope is None:
+            return json.dumps(["unbound"]), set()
+        bindings = scope.bindings.get(name, [])
+        record: list[object] = []
+        reads: set[tuple[str, str, str]] = set()
+        for b in bindings:
+            record.append([b.kind, "<self>" if b.node is own else self._code(b.node), b.context])
+            reads |= self._reads_of(b, scope)
+        if scope.kind == "class":
+            assigners = sorted(scope.self_assigned.get(name, ()))
+            if assigners:
+                record.append(["assigned on self in", assigners])
+                reads |= {("m", scope.qualname, m) for m in assigners}
+            if not bindings:
+                reads |= {("m", base.qualname, name) for base in self._local_bases(scope)}
+        if not record:
+            record = ["unbound", scope.stars if scope.kind == "module" else []]
+        return json.dumps(record), reads
+
+    def symbol(self, qualname: str) -> PySymbol | None:
+        """The symbol with this qualified name, or None."""
+        for sym in self.symbols:
+            if sym.qualname == qualname:
+                return sym
+        return None
+
+    def dependencies(self, qualname: str) -> dict[str, str]:
+        """Every dependency of a symbol: label -> canonical text of its binding record (see the module docstring)."""
+        sym = self.symbol(qualname)
+        if sym is None:
+            raise NotesError(f"{self.path!r} defines no symbol {qualname!r}")
+        start = ("m", sym.scope.qualname, sym.name)
+        todo = [start]
+        if sym.scope.kind == "function":
+            todo.append(_member_of(sym.scope))
+        done: dict[tuple[str, str, str], str] = {}
+        while todo:
+            item = todo.pop()
+            if item in done:
+                continue
+            text, reads = self._record(item, sym.node)
+            done[item] = text
+            todo.extend(r for r in reads if r not in done)
+        out: dict[str, str] = {}
+        for item in sorted(done):
+            out[self._label(item)] = done[item]
+        return out
+
+
+def _member_of(scope: _Scope) -> tuple[str, str, str]:
+    """The item of a function scope's own binding in its parent (its whole code)."""
+    assert scope.parent is not None and scope.node is not None
+    return ("m", scope.parent.qualname, scope.node.name)  # type: ignore[attr-defined]
+
+
+def _first_param(func: ast.AST) -> str | None:
+    """``self``/``cls`` of a method: its first positional parameter, unless it is a staticmethod."""
+    if any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in func.decorator_list):  # type: ignore[attr-defined]
+        return None
+    params = func.args.posonlyargs + func.args.args  # type: ignore[attr-defined]
+    return params[0].arg if params else None
+
+
+def _flat_body(body: list[ast.stmt]) -> Iterator[ast.stmt]:
+    """Statements of a body, descending into if/try/with/for/while/match blocks (not into defs)."""
+    for stmt in body:
+        yield stmt
+        if not isinstance(stmt, _DEF_TYPES):
+            for _, inner, _, _ in _headers(stmt):
+                yield from _flat_body(inner)

@@ -1,0 +1,527 @@
+"""Rust files: their symbols, and what each symbol depends on inside its file, through tree-sitter.
+
+The parser comes from PyPI (the ``tree-sitter`` bindings and the
+``tree-sitter-rust`` grammar) and is loaded the first time a ``.rs`` file is
+read, so ``import cvlib`` and Python-only checks never load it.
+
+Symbols
+-------
+``function`` (``peek_nth``; inside an inline module ``tests::t``), ``method``
+(in an ``impl``: ``Foo::new``; in a trait impl: ``<Foo as Display>::fmt``; in a
+trait: ``Iterator::next``), ``nested`` (a ``fn`` inside a ``fn``:
+``outer::inner``), ``type`` (``struct``, ``enum``, ``union``, ``trait``,
+``type``), ``constant`` (``const``, ``static``) and ``macro`` (``macro_rules!``:
+``name!``). A symbol's code runs from its first attribute (``#[inline]``,
+``#[cfg(...)]``) to its end; comments, doc comments and formatting are not
+part of the normalized hash. A qualified name defined twice (``#[cfg]``
+variants) gets an ordinal suffix from its second definition on.
+
+Dependencies (the same rule as for Python, within one file)
+-----------------------------------------------------------
+* its own binding record: every item of the same name in the same module
+  (a second, ``#[cfg]``-gated definition changes it);
+* every item of the file its code names -- functions it calls, ``const`` and
+  ``static`` items, types, traits, macros -- and ``use`` declarations as
+  written (``use a::b`` and ``use c::b`` differ), followed into the file's
+  inline modules when they name an item there, transitively;
+  ``Foo::new`` and ``Self::K`` name ``Foo``'s (or the own type's) associated
+  items in every ``impl`` of the file;
+* for a method: the header of its ``impl`` (generics, trait, type, where
+  clause), the type's definition when it is in the file, and each
+  ``self.method()`` it calls;
+* for a nested function: the enclosing function.
+
+Out of reach: other files and crates (a ``use`` is a binding, not what it
+imports), trait dispatch to impls elsewhere, macros' expansions, build
+scripts, features and ``cfg`` values (an attribute is code; which cfg is on is
+not known), data files.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+from .symbols import Symbol, sha256
+from .errors import LanguageUnavailable, NotesError, UnparsableSource
+
+_COMMENTS = {"line_comment", "block_comment"}
+_TYPE_ITEMS = {"struct_item", "enum_item", "union_item", "trait_item", "type_item"}
+_CONST_ITEMS = {"const_item", "static_item"}
+
+
+@lru_cache(maxsize=1)
+def _parser() -> Any:
+    try:
+        import tree_sitter
+        import tree_sitter_rust
+    except ImportError:
+        raise LanguageUnavailable(
+            "reading Rust needs the tree-sitter packages: pip install tree-sitter tree-sitter-rust"
+        ) from None
+    return tree_sitter.Parser(tree_sitter.Language(tree_sitter_rust.language()))
+
+
+def _key(node: Any) -> tuple[int, int, str]:
+    return (node.start_byte, node.end_byte, node.type)
+
+
+def _text(node: Any) -> str:
+    return node.text.decode("utf-8", "surrogatepass")
+
+
+def _squeeze(text: str) -> str:
+    return "".join(text.split())
+
+
+@dataclass(eq=False)
+class _Item:
+    kind: str
+    name: str
+    node: Any  # the item node
+    attrs: tuple[Any, ...]
+    canon_override: str | None = None  # use/mod bindings
+
+
+@dataclass(eq=False)
+class _Module:
+    prefix: str
+    parent: _Module | None
+    bindings: dict[str, list[_Item]] = field(default_factory=dict)
+
+
+@dataclass(eq=False)
+class _Member:
+    """An item of an impl or trait body, with the header it sits under."""
+
+    name: str
+    node: Any
+    attrs: tuple[Any, ...]
+    header: str
+    header_node: Any
+    module: _Module
+    label: str  # "Foo" or "<Foo as Display>"
+    header_label: str  # "impl<T> Display for Foo<T>"
+
+
+@dataclass(frozen=True, slots=True)
+class _RSym:
+    qualname: str
+    name: str
+    kind: str
+    node: Any
+    attrs: tuple[Any, ...]
+    module: _Module
+    owner: str | None  # the impl's or trait's type for a method
+    enclosing: Any  # the enclosing fn node for a nested fn
+
+
+class RustFile:
+    """The symbols of one Rust source and, on demand, the dependency fingerprint of each.
+
+    Raises
+    ------
+    UnparsableSource
+        If the source is not UTF-8 or does not parse.
+    LanguageUnavailable
+        If the tree-sitter packages are not installed.
+    """
+
+    def __init__(self, source: str, path: str = "<snapshot>"):
+        self.path = path
+        try:
+            self.data = source.encode("utf-8")
+        except UnicodeEncodeError:
+            raise UnparsableSource(f"{path!r} is not UTF-8 text, so it is not Rust") from None
+        if b"\x00" in self.data:
+            raise UnparsableSource(f"{path!r} holds NUL bytes, so it is not Rust")
+        tree = _parser().parse(self.data)
+        if tree.root_node.has_error:
+            raise UnparsableSource(f"{path!r} does not parse as Rust (tree-sitter reports a syntax error)")
+        self.root = tree.root_node
+        self.symbols: list[_RSym] = []
+        self.members: dict[str, list[_Member]] = {}
+        self._seen: dict[str, int] = {}
+        self._canon: dict[tuple[int, int, str], str] = {}
+        self.top = _Module("", None)
+        self._modules: dict[str, _Module] = {"": self.top}
+        try:
+            self._items(self.root, self.top)
+        except RecursionError:
+            raise UnparsableSource(f"{path!r} nests too deeply to read") from None
+        self._headers = {m.header: (m.header_node, m.module) for ms in self.members.values() for m in ms}
+        self._by_qualname = {s.qualname: s for s in self.symbols}
+        self._header_labels = {m.header: m.header_label for ms in self.members.values() for m in ms}
+        self._owner_of_label = {m.label: owner for owner, ms in self.members.items() for m in ms}
+
+    # -- finding items -----------------------------------------------------------------------
+
+    def _add(self, qualname: str, name: str, kind: str, node: Any, attrs: tuple[Any, ...], module: _Module,
+             owner: str | None = None, enclosing: Any = None) -> None:
+        self._seen[qualname] = self._seen.get(qualname, 0) + 1
+        if self._seen[qualname] > 1:
+            qualname = f"{qualname}#{self._seen[qualname]}"
+        self.symbols.append(_RSym(qualname, name, kind, node, attrs, module, owner, enclosing))
+
+    def _items(self, container: Any, module: _Module) -> None:
+        attrs: list[Any] = []
+        for child in container.named_children:
+            if child.type in _COMMENTS:
+                continue
+            if child.type == "attribute_item":
+                attrs.append(child)
+                continue
+            self._item(child, tuple(attrs), module)
+            attrs = []
+
+    def _bind(self, module: _Module, name: str, item: _Item) -> None:
+        module.bindings.setdefault(name, []).append(item)
+
+    def _item(self, node: Any, attrs: tuple[Any, ...], module: _Module) -> None:
+        kind = node.type
+        name_node = node.child_by_field_name("name")
+        name = _text(name_node) if name_node is not None else ""
+        if kind == "function_item":
+            self._bind(module, name, _Item("fn", name, node, attrs))
+            self._add(module.prefix + name, name, "function", node, attrs, module)
+            self._nested(node, module.prefix + name, module)
+        elif kind in _TYPE_ITEMS:
+            self._bind(module, name, _Item(kind, name, node, attrs))
+            self._add(module.prefix + name, name, "type", node, attrs, module)
+            if kind == "trait_item" and node.child_by_field_name("body") is not None:
+                self._body(node, node.child_by_field_name("body"), name, name, module, trait=True)
+        elif kind in _CONST_ITEMS:
+            self._bind(module, name, _Item(kind, name, node, attrs))
+            self._add(module.prefix + name, name, "constant", node, attrs, module)
+        elif kind == "macro_definition":
+            self._bind(module, name + "!", _Item("macro", name, node, attrs))
+            self._add(module.prefix + name + "!", name + "!", "macro", node, attrs, module)
+        elif kind == "mod_item":
+            self._bind(module, name, _Item("mod", name, node, attrs, canon_override=f"mod {name}"))
+            body = node.child_by_field_name("body")
+            if body is not None:
+                inner = self._modules.setdefault(module.prefix + name + "::", _Module(module.prefix + name + "::", module))
+                self._items(body, inner)
+        elif kind == "impl_item":
+            body = node.child_by_field_name("body")
+            type_node = node.child_by_field_name("type")
+            if body is None or type_node is None:
+                return
+            owner = _base_type(type_node)
+            trait = node.child_by_field_name("trait")
+            label = f"<{owner} as {_base_type(trait)}>" if trait is not None else owner
+            self._body(node, body, owner, label, module, trait=False)
+        elif kind == "use_declaration":
+            arg = node.child_by_field_name("argument")
+            if arg is not None:
+                for bound, path in _use_bindings(arg, ""):
+                    if bound == "*":
+                        self._bind(module, "*", _Item("use", "*", node, attrs, canon_override=f"use {path}"))
+                    else:
+                        self._bind(module, bound, _Item("use", bound, node, attrs, canon_override=f"use {path}"))
+        elif kind == "extern_crate_declaration":
+            alias = node.child_by_field_name("alias")
+            bound = _text(alias) if alias is not None else name
+            self._bind(module, bound, _Item("extern crate", bound, node, attrs))
+
+    def _body(self, header_node: Any, body: Any, owner: str, label: str, module: _Module, trait: bool) -> None:
+        header = self._header_text(header_node)
+        start, stop = header_node.start_byte, body.start_byte
+        header_label = " ".join(self.data[start:stop].decode("utf-8").split())
+        attrs: list[Any] = []
+        for child in body.named_children:
+            if child.type in _COMMENTS:
+                continue
+            if child.type == "attribute_item":
+                attrs.append(child)
+                continue
+            name_node = child.child_by_field_name("name")
+            if name_node is None:
+                attrs = []
+                continue
+            name = _text(name_node)
+            self.members.setdefault(owner, []).append(
+                _Member(name, child, tuple(attrs), header, header_node, module, label, header_label))
+            kind = "method" if child.type in ("function_item", "function_signature_item") else "constant"
+            qualname = f"{label}::{name}"
+            self._add(qualname, name, kind, child, tuple(attrs), module, owner=owner)
+            if child.type == "function_item":
+                self._nested(child, qualname, module)
+            attrs = []
+
+    def _nested(self, fn: Any, qualname: str, module: _Module) -> None:
+        body = fn.child_by_field_name("body")
+        if body is None:
+            return
+        stack = list(reversed(body.named_children))
+        while stack:
+            node = stack.pop()
+            if node.type == "function_item":
+                name = _text(node.child_by_field_name("name"))
+                self._add(f"{qualname}::{name}", name, "nested", node, (), module, enclosing=fn)
+                self._nested(node, f"{qualname}::{name}", module)
+            elif node.type in ("impl_item", "mod_item", "closure_expression"):
+                continue
+            else:
+                stack.extend(reversed(node.named_children))
+
+    # -- canonical text ----------------------------------------------------------------------
+
+    def canon(self, node: Any, skip: Any = None) -> str:
+        """Comment-free, whitespace-free serialisation of a subtree (``skip``: a node written as its type only)."""
+        if skip is None:
+            cached = self._canon.get(_key(node))
+            if cached is not None:
+                return cached
+        out = self._serialise(node, None if skip is None else _key(skip))
+        if skip is None:
+            self._canon[_key(node)] = out
+        return out
+
+    def _serialise(self, node: Any, skip: tuple[int, int, str] | None) -> str:
+        if node.type in _COMMENTS:
+            return ""
+        if skip is not None and _key(node) == skip:
+            return f"{node.type}()"
+        if node.child_count == 0:
+            return f"{node.type}:{_text(node)}" if node.is_named else repr(node.type)
+        inner = ",".join(p for p in (self._serialise(c, skip) for c in node.children) if p)
+        return f"{node.type}({inner})"
+
+    def _code(self, node: Any, attrs: tuple[Any, ...], skip_name: bool = False) -> str:
+        skip = node.child_by_field_name("name") if skip_name else None
+        return "[" + ",".join(self.canon(a) for a in attrs) + "]" + self.canon(node, skip)
+
+    def _header_text(self, node: Any) -> str:
+        """An impl or trait without its body, as canonical text (the header's identity)."""
+        body = node.child_by_field_name("body")
+        parts = [self.canon(c) for c in node.children if c.type not in _COMMENTS and (body is None or _key(c) != _key(body))]
+        return f"{node.type}(" + ",".join(parts) + ")"
+
+    def _count(self, node: Any) -> int:
+        count, stack = 0, [node]
+        while stack:
+            current = stack.pop()
+            if current.type in _COMMENTS:
+                continue
+            if current.is_named:
+                count += 1
+            stack.extend(current.children)
+        return count
+
+    def rows(self) -> list[Symbol]:
+        """Every symbol, hashed (see :mod:`cvlib.notes.anchors`)."""
+        out = []
+        for s in self.symbols:
+            start = s.attrs[0] if s.attrs else s.node
+            raw = self.data[start.start_byte : s.node.end_byte].decode("utf-8")
+            lines = s.node.end_point[0] - start.start_point[0] + 1
+            out.append(Symbol(self.path, s.qualname, s.kind, sha256(raw), sha256(self._code(s.node, s.attrs, True)),
+                              lines, self._count(s.node) + sum(self._count(a) for a in s.attrs)))
+        return out
+
+    # -- dependencies ------------------------------------------------------------------------
+
+    def _lookup(self, module: _Module | None, name: str) -> tuple[str, str, str] | None:
+        current = module
+        while current is not None:
+            if name in current.bindings:
+                return ("m", current.prefix, name)
+            current = current.parent
+        return None
+
+    def _reads(self, node: Any, module: _Module, owner: str | None) -> set[tuple[str, str, str]]:
+        """Items of the file a subtree names (see the module docstring)."""
+        out: set[tuple[str, str, str]] = set()
+        stack = [node]
+        while stack:
+            current = stack.pop()
+            kind = current.type
+            if kind in _COMMENTS:
+                continue
+            if kind in ("identifier", "type_identifier"):
+                name = _text(current)
+                found = self._lookup(module, name)
+                if found is not None:
+                    out.add(found)
+                elif name != "Self" and (kind == "type_identifier" or _is_called(current)):
+                    out.add(("u", "", name))
+                continue
+            if kind in ("scoped_identifier", "scoped_type_identifier"):
+                path = current.child_by_field_name("path")
+                name_node = current.child_by_field_name("name")
+                if path is not None and name_node is not None and path.type in ("identifier", "type_identifier", "self"):
+                    head = _text(path)
+                    if head == "Self" and owner:
+                        out.add(("t", owner, _text(name_node)))
+                    elif self._lookup(module, head) is not None:
+                        out.add(("t", head, _text(name_node)))
+            if kind == "macro_invocation":
+                macro = current.child_by_field_name("macro")
+                if macro is not None and macro.type == "identifier":
+                    name = _text(macro) + "!"
+                    out.add(self._lookup(module, name) or ("u", "", name))
+            if kind == "call_expression" and owner:
+                fn = current.child_by_field_name("function")
+                if fn is not None and fn.type == "field_expression":
+                    value = fn.child_by_field_name("value")
+                    fld = fn.child_by_field_name("field")
+                    if value is not None and value.type == "self" and fld is not None:
+                        out.add(("t", owner, _text(fld)))
+            stack.extend(current.children)
+        if "*" in module.bindings:
+            out.add(("m", module.prefix, "*"))
+        return out
+
+    def _label(self, item: tuple[str, str, str]) -> str:
+        kind, scope, name = item
+        if kind in ("t", "tl"):
+            return f"{scope}::{name}"
+        if kind == "h":
+            return self._header_labels.get(name, name)
+        if kind == "u":
+            return name
+        if kind == "n":
+            return scope
+        return f"{scope}{name}" if name != "*" else f"{scope}* (glob imports)"
+
+    def _record(self, item: tuple[str, str, str], own: tuple[int, int, str]) -> tuple[str, set[tuple[str, str, str]]]:
+        kind, scope, name = item
+        reads: set[tuple[str, str, str]] = set()
+        if kind == "u":
+            return json.dumps(["unbound"]), reads
+        if kind == "h":
+            node, module = self._headers[name]
+            reads |= self._reads_header((node, module))
+            return json.dumps(["header", name]), reads
+        if kind == "n":
+            sym = self._by_qualname[scope]
+            module = self._module_of(sym)
+            return json.dumps(["enclosing", self.canon(sym.enclosing)]), self._reads(sym.enclosing, module, None)
+        if kind in ("t", "tl"):
+            record: list[object] = []
+            owner = scope if kind == "t" else self._owner_of_label.get(scope, scope)
+            for m in self.members.get(owner, []):
+                if m.name != name or (kind == "tl" and m.label != scope):
+                    continue
+                code = "<self>" if _key(m.node) == own else self._code(m.node, m.attrs)
+                record.append([m.header, code])
+                reads.add(("h", "", m.header))
+                reads |= self._reads(m.node, m.module, owner)
+                reads |= {r for a in m.attrs for r in self._reads(a, m.module, owner)}
+            if not record:
+                record = ["unbound"]
+            return json.dumps(record), reads
+        module = self._modules.get(scope)
+        if module is None:
+            return json.dumps(["unbound"]), reads
+        record = []
+        for b in module.bindings.get(name, []):
+            if b.canon_override is not None:
+                record.append([b.kind, b.canon_override])
+                if b.kind == "use":
+                    reads |= self._use_target(b.canon_override, module)
+                continue
+            code = "<self>" if _key(b.node) == own else self._code(b.node, b.attrs)
+            record.append([b.kind, code])
+            reads |= self._reads(b.node, module, name if b.kind in _TYPE_ITEMS else None)
+            reads |= {r for a in b.attrs for r in self._reads(a, module, None)}
+        return json.dumps(record or ["unbound"]), reads
+
+    def _use_target(self, text: str, module: _Module) -> set[tuple[str, str, str]]:
+        """The item of this file a ``use`` names (``use inner::deep``, ``use crate::a::B as C``), if any."""
+        path = text.removeprefix("use ").split(" as ")[0]
+        segments = [seg for seg in path.split("::") if seg]
+        if not segments or segments[-1] == "*":
+            return set()
+        current: _Module | None = module
+        if segments[0] == "crate":
+            current, segments = self.top, segments[1:]
+        elif segments[0] == "self":
+            segments = segments[1:]
+        while segments and segments[0] == "super" and current is not None:
+            current, segments = current.parent, segments[1:]
+        if current is None or not segments:
+            return set()
+        for seg in segments[:-1]:
+            current = self._modules.get(current.prefix + seg + "::")
+            if current is None:
+                return set()
+        return {("m", current.prefix, segments[-1])} if segments[-1] in current.bindings else set()
+
+    def _reads_header(self, header: tuple[Any, _Module]) -> set[tuple[str, str, str]]:
+        node, module = header
+        body = node.child_by_field_name("body")
+        out: set[tuple[str, str, str]] = set()
+        for child in node.children:
+            if body is None or _key(child) != _key(body):
+                out |= self._reads(child, module, None)
+        return out
+
+    def _module_of(self, sym: _RSym) -> _Module:
+        return sym.module
+
+    def dependencies(self, qualname: str) -> dict[str, str]:
+        """Every dependency of a symbol: label -> canonical text (see the module docstring)."""
+        sym = self._by_qualname.get(qualname)
+        if sym is None:
+            raise NotesError(f"{self.path!r} defines no symbol {qualname!r}")
+        own = _key(sym.node)
+        if sym.kind == "nested":
+            start = ("n", qualname, "")
+        elif sym.owner is not None:
+            start = ("tl", sym.qualname.rsplit("::", 1)[0], sym.name)
+        else:
+            start = ("m", sym.module.prefix, sym.name)
+        todo, done = [start], {}
+        while todo:
+            item = todo.pop()
+            if item in done:
+                continue
+            text, reads = self._record(item, own)
+            done[item] = text
+            todo.extend(r for r in reads if r not in done)
+        return {self._label(item): done[item] for item in sorted(done)}
+
+
+def _base_type(node: Any) -> str:
+    """``Foo`` for ``Foo``, ``Foo<T>``, ``crate::a::Foo``, ``&Foo``."""
+    for fld in ("type", "name"):
+        inner = node.child_by_field_name(fld)
+        if inner is not None and node.type in ("generic_type", "scoped_type_identifier", "reference_type"):
+            return _base_type(inner)
+    return _squeeze(_text(node))
+
+
+def _is_called(node: Any) -> bool:
+    parent = node.parent
+    return parent is not None and parent.type == "call_expression" and parent.child_by_field_name("function") == node
+
+
+def _use_bindings(node: Any, prefix: str) -> list[tuple[str, str]]:
+    """(bound name, full path) for every name a ``use`` tree binds; ``*`` for a glob."""
+    kind = node.type
+    if kind in ("identifier", "crate", "self", "super"):
+        text = _text(node)
+        if text == "self" and prefix:
+            return [(prefix.rstrip(":").split("::")[-1], prefix.rstrip(":"))]
+        return [(text, prefix + text)]
+    if kind == "scoped_identifier":
+        name = node.child_by_field_name("name")
+        return [(_text(name) if name is not None else _squeeze(_text(node)), prefix + _squeeze(_text(node)))]
+    if kind == "use_as_clause":
+        path = node.child_by_field_name("path")
+        alias = node.child_by_field_name("alias")
+        return [(_text(alias), prefix + _squeeze(_text(path)) + " as " + _text(alias))]
+    if kind == "use_wildcard":
+        return [("*", prefix + _squeeze(_text(node)))]
+    if kind == "scoped_use_list":
+        path = node.child_by_field_name("path")
+        lst = node.child_by_field_name("list")
+        inner = prefix + (_squeeze(_text(path)) + "::" if path is not None else "")
+        return _use_bindings(lst, inner) if lst is not None else []
+    if kind == "use_list":
+        return [b for child in node.named_children if child.type not in _COMMENTS for b in _use_bindings(child, prefix)]
+    return []
