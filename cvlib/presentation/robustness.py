@@ -42,6 +42,7 @@ __all__ = [
     "TIME_LIMIT",
     "Outcome",
     "checkpoint_trial",
+    "main",
     "outcome_problems",
     "robustness_table",
     "run_case",
@@ -129,8 +130,8 @@ def run_case(case: Case, *, timeout: float | None = None) -> Outcome:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.communicate()
             return Outcome(case.id, "timeout", f"still running after {limit:.0f} s", 0, "", False, ())
-        # A checkpoint case makes its folder on purpose; the child reports the temporary files left in it.
-        left = () if case.kind == "checkpoint" else tuple(sorted(_files(workdir) - before))
+        # A checkpoint or notes case makes its folders on purpose; a checkpoint's child reports the temporary files left.
+        left = () if case.kind in {"checkpoint", "notes"} else tuple(sorted(_files(workdir) - before))
         return _outcome(case, proc.returncode, out.decode("utf-8", "replace"), err.decode("utf-8", "replace"), left)
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
@@ -142,6 +143,9 @@ def _outcome(case: Case, code: int, out: str, err: str, left: tuple[str, ...]) -
     if case.kind == "cli":
         message = err.strip() if case.multi_line else (lines[-1] if lines else "")
         return Outcome(case.id, code, message, len(lines), out, traceback, left)
+    if case.kind == "notes":
+        message = _note_x(out) if code == 0 else (lines[-1] if lines else "")
+        return Outcome(case.id, code, message, len(lines), "", traceback, left)
     try:
         report = json.loads(out.strip().splitlines()[-1])
     except (IndexError, json.JSONDecodeError):
@@ -150,6 +154,19 @@ def _outcome(case: Case, code: int, out: str, err: str, left: tuple[str, ...]) -
     return Outcome(
         case.id, report["status"], report["message"], len(lines), "", traceback, left + stray, report.get("equal")
     )
+
+
+def _note_x(out: str) -> str:
+    """What ``cvlib notes check`` printed about note ``x``: its line and the indented lines under it."""
+    said: list[str] = []
+    for line in out.splitlines():
+        if line.startswith("x: "):
+            said.append(line.strip())
+        elif said and line.startswith("  "):
+            said.append(line.strip())
+        elif said:
+            break
+    return " / ".join(said)
 
 
 def run_cases(cases: Iterable[Case] = CASES, *, workers: int = 2) -> dict[str, Outcome]:
@@ -190,9 +207,12 @@ def outcome_problems(case: Case, outcome: Outcome) -> list[str]:
     for fragment in case.expect:
         if fragment not in outcome.message:
             problems.append(f"{fragment!r} is not in the message {outcome.message[:400]!r}")
+    for fragment in case.absent:
+        if fragment in outcome.message:
+            problems.append(f"{fragment!r} is in the message {outcome.message[:400]!r}")
     if outcome.files_left:
         problems.append(f"partial files left: {list(outcome.files_left)}")
-    if case.kind == "cli":
+    if case.kind in {"cli", "notes"} and outcome.status != 0:
         if outcome.stdout:
             problems.append(f"something was printed on stdout: {outcome.stdout[:200]!r}")
         if not case.multi_line:
@@ -204,6 +224,8 @@ def outcome_problems(case: Case, outcome: Outcome) -> list[str]:
                 problems.append("the line does not start with 'error: '")
     elif outcome.traceback:
         problems.append("a traceback was printed")
+    if case.kind == "notes" and outcome.status == 0 and outcome.stderr_lines:
+        problems.append(f"{outcome.stderr_lines} lines on stderr")
     if case.kind == "checkpoint" and case.status == "same as undamaged" and outcome.equal is not True:
         problems.append("the result differs from an undamaged run")
     return problems
@@ -212,19 +234,33 @@ def outcome_problems(case: Case, outcome: Outcome) -> list[str]:
 # -- the table ---------------------------------------------------------------------------------------
 
 
+_MARKDOWN_PUNCTUATION = set("\\`*_{}[]<>()#+-.!|~$&:")
+
+
 def _cell(text: str) -> str:
-    """Text for a Markdown table cell, as inline code: one line, pipes escaped, cut to a readable length."""
-    text = " ".join(text.split())
+    """Text for a Markdown table cell: one line, cut to a readable length, every Markdown character escaped.
+
+    Plain text rather than code, so a long message wraps within its column
+    on a phone as on a desktop. A zero-width space keeps ``--`` from being
+    typeset as a dash (``--max-steps`` must read as the option it is).
+    """
+    text = " ".join(_breakable(word) for word in text.split()).replace("--", "-\u200b-")
     if len(text) > _SHOWN:
         text = text[: _SHOWN - 1] + "…"
-    text = text.replace("|", "\\|")
-    fence = "``" if "`" in text else "`"
-    pad = " " if fence == "``" else ""
-    return f"{fence}{pad}{text}{pad}{fence}"
+    return "".join("\\" + c if c in _MARKDOWN_PUNCTUATION else c for c in text)
+
+
+def _breakable(word: str, every: int = 20) -> str:
+    """A long word with zero-width spaces in it, so one 60-character token cannot widen a column past the page."""
+    if len(word) <= every:
+        return word
+    return "\u200b".join(word[i : i + every] for i in range(0, len(word), every))
 
 
 def _status_words(case: Case, outcome: Outcome) -> str:
-    if case.kind == "cli":
+    if case.kind == "notes" and outcome.status == 0:
+        return "exit 0; the note is withheld"
+    if case.kind in {"cli", "notes"}:
         return {0: "exit 0", 1: "exit 1 (runtime error)", 2: "exit 2 (usage error)"}.get(outcome.status, f"exit {outcome.status}")  # type: ignore[arg-type]
     if outcome.status == "same as undamaged":
         return "result equals an undamaged run" if outcome.equal else "WRONG RESULT"
@@ -277,15 +313,14 @@ def robustness_table(outcomes: dict[str, Outcome], cases: Sequence[Case] = CASES
             continue
         lines += [
             "",
-            f":::{{dropdown}} {area.capitalize()}: {len(mine)} inputs",
+            f":::{{dropdown}} {area[0].upper()}{area[1:]}: {len(mine)} inputs",
             "",
             "| Input tried | Outcome | What cvlib says |",
             "| :-- | :-- | :-- |",
         ]
         for case in mine:
             outcome = outcomes[case.id]
-            tried = case.input.replace("|", "\\|")
-            lines.append(f"| {tried} | {_status_words(case, outcome)} | {_cell(_message_of(case, outcome))} |")
+            lines.append(f"| {_cell(case.input)} | {_status_words(case, outcome)} | {_cell(_message_of(case, outcome))} |")
         lines += ["", ":::"]
     return "\n".join(lines) + "\n"
 
@@ -300,6 +335,8 @@ def _child() -> None:  # pragma: no cover - runs in the child process, measured 
         _cli_child(case)
     elif case.kind == "api":
         _report(_api_child(case))
+    elif case.kind == "notes":
+        _notes_child(case)
     elif case.kind == "checkpoint":
         _report(checkpoint_trial(case.code))
     else:
@@ -326,6 +363,47 @@ def _cli_child(case: Case) -> None:  # pragma: no cover - child side
 
         cli.run_scenario = exhausted  # type: ignore[assignment]
     cli.main(args=list(case.args), prog_name="cvlib")
+
+
+def _notes_child(case: Case) -> None:  # pragma: no cover - child side
+    """A repository with two anchored notes (``ok`` and ``x``), ``x.py`` damaged, then ``cvlib notes check``."""
+    from cvlib.notes.notesfile import anchor_notes_file
+    from cvlib.presentation import cli
+
+    code = "def step(n):\n    return n + 1\n"
+    repo, notes = Path("repo"), Path("notes.yaml")
+    repo.mkdir()
+    (repo / "ok.py").write_text(code)
+    (repo / "x.py").write_text(code)
+    notes.write_text(
+        "notes:\n"
+        "  - {id: ok, text: fine, path: ok.py, qualname: step, tier: high, approved: true}\n"
+        "  - {id: x, text: target, path: x.py, qualname: step, tier: high, approved: true}\n"
+    )
+    anchor_notes_file(notes, repo)
+    target = repo / "x.py"
+    if case.code in {"fifo", "symlink_loop", "dangling", "outside", "binary"}:
+        target.unlink()
+    if case.code == "fifo":
+        os.mkfifo(target)
+    elif case.code == "symlink_loop":
+        os.symlink("x.py", target)
+    elif case.code == "dangling":
+        os.symlink("nowhere.py", target)
+    elif case.code == "outside":
+        Path("outside.py").write_text(code)
+        os.symlink(Path("outside.py").resolve(), target)
+    elif case.code == "binary":
+        target.write_bytes(b"\x00\x01\x02\xff\xfe" * 50)
+    elif case.code == "notes_fifo":
+        notes.unlink()
+        os.mkfifo(notes)
+    elif case.code == "repo_loop":
+        repo = Path("loop")
+        os.symlink("loop", repo)
+    else:
+        raise ValueError(f"unknown notes damage {case.code!r}")
+    cli.main(args=["notes", "check", str(notes), str(repo)], prog_name="cvlib")
 
 
 def _api_child(case: Case) -> dict[str, Any]:  # pragma: no cover - child side

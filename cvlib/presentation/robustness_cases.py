@@ -26,7 +26,7 @@ from pathlib import Path
 __all__ = ["AREAS", "CASES", "FIXTURES", "Case"]
 
 #: The areas of the table, in the order the page shows them.
-AREAS: tuple[str, ...] = ("command line", "Python API", "spec file", "papermill", "checkpoint")
+AREAS: tuple[str, ...] = ("command line", "Python API", "spec file", "notes check", "papermill", "checkpoint")
 
 
 @dataclass(frozen=True)
@@ -36,7 +36,10 @@ class Case:
     ``kind`` says how it runs: ``"cli"`` (``cvlib`` with ``args``, in a
     child process; ``fault`` may plant a bug or a ``MemoryError`` first),
     ``"api"`` (``code`` executed with ``cv`` imported; the outcome is the
-    exception it raises), ``"checkpoint"`` (the damage named by ``code``
+    exception it raises), ``"notes"`` (``cvlib notes check`` on a small
+    repository whose note ``x`` was anchored, after the damage named by
+    ``code``; the outcome is what the check prints about ``x``),
+    ``"checkpoint"`` (the damage named by ``code``
     done to a finished checkpoint, then the sweep run again) or
     ``"papermill"`` (a chapter executed by the book's pipeline with the
     parameters in ``code``, a JSON mapping). ``status`` is the exit status
@@ -58,11 +61,12 @@ class Case:
     env: tuple[tuple[str, str], ...] = ()
     fault: str | None = None
     multi_line: bool = False  # --debug prints a traceback before the line
+    absent: tuple[str, ...] = ()  # fragments the message must not hold
 
     def __post_init__(self) -> None:
         if self.area not in AREAS:
             raise ValueError(f"case {self.id}: unknown area {self.area!r}")
-        if self.kind not in {"cli", "api", "checkpoint", "papermill"}:
+        if self.kind not in {"cli", "api", "notes", "checkpoint", "papermill"}:
             raise ValueError(f"case {self.id}: unknown kind {self.kind!r}")
         unknown = [name for name in self.files if name not in FIXTURES]
         if unknown:
@@ -216,6 +220,11 @@ def _api(id: str, code: str, status: str, *expect: str, input: str = "", **kw: o
     return Case(id, "Python API", input or code, "api", status, expect, code=code, **kw)  # type: ignore[arg-type]
 
 
+def _notes(id: str, input: str, damage: str, status: int, *expect: str) -> Case:
+    withheld = ("agent sees: target",) if status == 0 else ()  # a note on code that cannot be read is never shown
+    return Case(id, "notes check", input, "notes", status, expect, code=damage, absent=withheld)
+
+
 def _damage(id: str, input: str, damage: str, *expect: str, status: str = "same as undamaged") -> Case:
     return Case(id, "checkpoint", input, "checkpoint", status, expect, code=damage)
 
@@ -225,7 +234,7 @@ CASES: tuple[Case, ...] = (
     # -- the command line: a usage error exits 2, a runtime error 1, each on one line ------------
     _cli("cli-depth-1e9", "cvlib run A -p depth=1000000000", ("run", "A", "-p", "depth=1000000000"), 2,
          "a chain of depth 1,000,000,000 would have 1,000,000,000 steps", _LIMIT),
-    _cli("cli-depth-29-digits", "cvlib run A -p depth=99999999999999999999999999999",
+    _cli("cli-depth-29-digits", "cvlib run A -p depth=99…9 (29 nines)",
          ("run", "A", "-p", "depth=99999999999999999999999999999"), 2, "would have about 10^28 steps", _LIMIT),
     _cli("cli-depth-40-digits", "cvlib run A -p depth=1 followed by 39 zeros", ("run", "A", "-p", f"depth={_DIGITS_40}"), 2,
          "depth must be an integer of at most 30 digits", "40 digits"),
@@ -349,6 +358,15 @@ CASES: tuple[Case, ...] = (
     _spec("spec-int-fact-id", "a fact id that is a number", "int-fact-id.yaml", 1, "facts[0].id must be a non-empty string, got 123"),
     _spec("spec-env-cap", "CVLIB_MAX_SPEC_BYTES=100 and a spec larger than that", "good.yaml", 1,
           "bytes; the limit is 100", env=(("CVLIB_MAX_SPEC_BYTES", "100"),)),
+    # -- notes checks: a file that cannot be read is a status, never a wait or a traceback -----------
+    _notes("notes-fifo", "a FIFO named x.py in the repository", "fifo", 0, "x: UNREADABLE", "not a regular file"),
+    _notes("notes-loop", "a symlink loop named x.py", "symlink_loop", 0, "x: UNREADABLE", "symlink loop"),
+    _notes("notes-dangling", "a dangling symlink named x.py", "dangling", 0, "x: UNREADABLE", "dangling symlink"),
+    _notes("notes-outside", "x.py a symlink to a file outside the repository", "outside", 0,
+           "x: UNREADABLE", "outside the repository"),
+    _notes("notes-binary", "x.py full of binary bytes", "binary", 0, "x: UNPARSABLE"),
+    _notes("notes-file-fifo", "the notes file itself a FIFO", "notes_fifo", 2, "error: ", "notes file"),
+    _notes("notes-repo-loop", "the repository folder a symlink loop", "repo_loop", 2, "error: "),
     # -- papermill parameters, through the book's pipeline (book/build.py) ---------------------------
     Case("papermill-word", "papermill", "value_change with -p depth six", "papermill", "BuildError",
          ("notebooks/value_change.ipynb failed", "ParameterError", "depth", "'six'"),
