@@ -85,13 +85,6 @@ def _files(folder: Path) -> set[str]:
     return {str(p.relative_to(folder)) for p in folder.rglob("*")}
 
 
-def _limit_memory() -> None:  # pragma: no cover - runs in the child, before exec
-    import resource
-
-    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
-    os.setsid()  # its own process group, so a timeout kills everything it started
-
-
 def run_case(case: Case, *, timeout: float | None = None) -> Outcome:
     """Run one case in a child process, in a fresh temporary folder, and say what it did.
 
@@ -122,7 +115,7 @@ def run_case(case: Case, *, timeout: float | None = None) -> Outcome:
             env=env,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
-            preexec_fn=_limit_memory,  # noqa: PLW1509 - nothing else runs threads in the child before exec
+            process_group=0,  # its own process group, so a timeout kills everything it started
         )
         try:
             out, err = proc.communicate(timeout=limit)
@@ -329,6 +322,12 @@ def robustness_table(outcomes: dict[str, Outcome], cases: Sequence[Case] = CASES
 
 
 def _child() -> None:  # pragma: no cover - runs in the child process, measured by its outcome
+    import resource
+
+    # The memory limit is set here, first thing, rather than by a preexec_fn (unsafe
+    # when the parent runs several cases from threads); it holds for every process
+    # the case starts, a papermill kernel included.
+    resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
     payload = json.loads(sys.argv[1])
     case = next(c for c in CASES if c.id == payload["id"])
     if case.kind == "cli":
