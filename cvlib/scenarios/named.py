@@ -17,7 +17,7 @@ from cvlib.core.executors import compute_budget
 from cvlib.core.facts import Fact
 from cvlib.core.graph import PlanGraph
 from cvlib.core.rules import ExecutionRules
-from cvlib.core.validation import require_bool, require_int
+from cvlib.core.validation import parse_int, require_bool, require_int, shown
 from cvlib.scenarios import generators
 from cvlib.scenarios.setup import ScenarioRun, ScenarioSetup
 
@@ -43,20 +43,17 @@ class Param:
         return require_int(self.name, value, minimum=self.minimum)
 
     def parse(self, text: str) -> Any:
-        """Read a value typed on the command line."""
+        """Read a value typed on the command line: integers in ASCII digits only (``٣`` and ``1_0`` are refused)."""
         lowered = text.strip().lower()
         if self.kind == "bool":
             if lowered in {"true", "yes", "1"}:
                 return True
             if lowered in {"false", "no", "0"}:
                 return False
-            raise ParameterError(f"{self.name} must be true or false, got {text!r}")
+            raise ParameterError(f"{self.name} must be true or false, got {shown(text)}")
         if self.kind == "optional_int" and lowered in {"none", "null", ""}:
             return None
-        try:
-            return int(text)
-        except ValueError:
-            raise ParameterError(f"{self.name} must be an integer, got {text!r}") from None
+        return parse_int(self.name, text)
 
 
 DEPTH_HELP = "steps in the chain"
@@ -87,7 +84,7 @@ class ScenarioDefinition:
         unknown = sorted(set(given) - set(known))
         if unknown:
             raise ParameterError(
-                f"scenario {self.name!r} has no parameter {', '.join(map(repr, unknown))}; "
+                f"scenario {self.name!r} has no parameter {', '.join(map(shown, unknown))}; "
                 f"valid parameters: {', '.join(f'{p.name} (default {p.default!r})' for p in self.params)}"
             )
         values = self.defaults()
@@ -264,7 +261,7 @@ def scenario_names() -> list[str]:
 def get_scenario(name: str) -> ScenarioDefinition:
     """The definition of a named scenario; an unknown name raises a :class:`~cvlib.core.errors.ParameterError` listing the known ones."""
     if not isinstance(name, str) or name not in SCENARIOS:
-        raise ParameterError(f"unknown scenario {name!r}; expected one of {', '.join(SCENARIOS)}")
+        raise ParameterError(f"unknown scenario {shown(name)}; expected one of {', '.join(SCENARIOS)}")
     return SCENARIOS[name]
 
 

@@ -29,6 +29,7 @@ from cvlib.core.executors import compute_budget
 from cvlib.core.facts import Fact
 from cvlib.core.graph import PlanGraph, StepKind
 from cvlib.core.validation import require_choice, require_int, require_probability
+from cvlib.scenarios import sizes
 from cvlib.scenarios.generators import branching, chain, multi_branch
 from cvlib.scenarios.setup import ScenarioSetup
 
@@ -41,6 +42,7 @@ _EMPTY: frozenset[str] = frozenset()
 def fact_ids(num_facts: int) -> list[str]:
     """The fact names random plans use, ``F1 … F{num_facts}``."""
     num_facts = require_int("num_facts", num_facts, minimum=1)
+    sizes.facts_size(num_facts).check()
     return [f"F{i + 1}" for i in range(num_facts)]
 
 
@@ -75,6 +77,7 @@ def layered_dag(
     seed:
         Seed of the :class:`random.Random` that draws everything.
     """
+    sizes.layered_dag_size(num_layers, max_width, num_facts, max_predecessors).check()
     num_layers = require_int("num_layers", num_layers, minimum=1)
     max_width = require_int("max_width", max_width, minimum=1)
     facts = fact_ids(num_facts)
@@ -137,6 +140,7 @@ def isolated_fan_out(
     post_merge_depth:
         Steps in the shared segment (>= 1).
     """
+    sizes.isolated_fan_out_size(num_branches, fan_out, branch_depth, post_merge_depth).check()
     num_branches = require_int("num_branches", num_branches, minimum=1)
     fan_out = require_int("fan_out", fan_out, minimum=1)
     seed = require_int("seed", seed)
@@ -239,6 +243,7 @@ def plan_seed(seed: int, index: int) -> int:
 def random_plan(family: str, seed: int, max_steps: int = 60) -> tuple[PlanGraph, dict[str, int]]:
     """One plan of ``family`` with random size parameters (within about ``max_steps`` steps) and those parameters."""
     require_choice("plan family", family, FAMILIES)
+    sizes.random_plan_size(family, max_steps).check()
     max_steps = require_int("max_steps", max_steps, minimum=1)
     rng = random.Random(require_int("seed", seed))
     if family == "chain":
@@ -296,6 +301,7 @@ def random_setup(seed: int, index: int = 0, *, family: str = "mixed", max_steps:
     generator's own parameters, so a row of a sweep can be rebuilt alone.
     """
     require_choice("plan family", family, (*FAMILIES, "mixed"))
+    sizes.random_plan_size(family, max_steps).check()
     own_seed = plan_seed(seed, index)
     rng = random.Random(own_seed)
     chosen = rng.choice(FAMILIES) if family == "mixed" else family
@@ -322,5 +328,6 @@ def random_setups(seed: int, count: int, *, family: str = "mixed", max_steps: in
     """Scenarios ``start … start + count - 1`` of a seeded family, in index order."""
     count = require_int("count", count, minimum=0)
     start = require_int("start", start, minimum=0)
+    sizes.random_plan_size(family, max_steps).check()
     for index in range(start, start + count):
         yield random_setup(seed, index, family=family, max_steps=max_steps)
