@@ -129,7 +129,17 @@ class RunnableSetup(Protocol):
         """The announced events."""
 
     def new_world(self, rules: ExecutionRules | None = None) -> World:
-        """A fresh world with the setup's facts and events."""
+        """A fresh world with the setup's facts and events.
+
+        Parameters
+        ----------
+        rules : ExecutionRules, optional
+            The world's rules; None is the article's.
+
+        Returns
+        -------
+        World
+        """
 
 
 def trace_run(setup: RunnableSetup, executor: str, *, rules: ExecutionRules | None = None) -> Trace:

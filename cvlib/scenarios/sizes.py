@@ -124,6 +124,11 @@ def size_limits(*, steps: int | None = None, runs: int | None = None) -> Iterato
         Most steps (and facts) of one plan; its links may be ``LINKS_PER_STEP`` times as many.
     runs : int or None
         Most scenario runs of one call.
+
+    Yields
+    ------
+    None
+        The limits apply inside the ``with`` block and are restored after it.
     """
     tokens = []
     if steps is not None:

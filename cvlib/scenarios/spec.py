@@ -205,7 +205,19 @@ def read_spec(path: str | Path, *, max_bytes: int | None = None) -> dict[str, An
 
 
 def setup_from_spec(spec: Mapping[str, Any], source: str = "spec") -> ScenarioSetup:
-    """Build a scenario setup from a parsed spec mapping."""
+    """Build a scenario setup from a parsed spec mapping.
+
+    Parameters
+    ----------
+    spec : mapping
+        What :func:`read_spec` returned.
+    source : str
+        Where it came from, named in every error.
+
+    Returns
+    -------
+    ScenarioSetup
+    """
 
     def fail(message: str) -> SpecError:
         text = f"{shown(source) if len(source) > 200 else source}: {message}"
