@@ -31,6 +31,7 @@ _EXPORTS: dict[str, str] = {
     "CvlibError": "cvlib.core.errors",
     "CycleError": "cvlib.core.errors",
     "ParameterError": "cvlib.core.errors",
+    "SizeLimitError": "cvlib.core.errors",
     "SpecError": "cvlib.core.errors",
     "SweepError": "cvlib.core.errors",
     "UnknownFactError": "cvlib.core.errors",
@@ -70,6 +71,7 @@ _EXPORTS: dict[str, str] = {
     "chain": "cvlib.scenarios.generators",
     "generate": "cvlib.scenarios.generators",
     "multi_branch": "cvlib.scenarios.generators",
+    "size_limits": "cvlib.scenarios.sizes",
     "ScenarioRun": "cvlib.scenarios.setup",
     "ScenarioSetup": "cvlib.scenarios.setup",
     "StructureSummary": "cvlib.scenarios.setup",
@@ -116,6 +118,7 @@ _MODULES: dict[str, str] = {
     "generators": "cvlib.scenarios.generators",
     "plan_families": "cvlib.scenarios.plan_families",
     "random_plans": "cvlib.scenarios.random_plans",
+    "sizes": "cvlib.scenarios.sizes",
     "spec": "cvlib.scenarios.spec",
     # experiments
     "article": "cvlib.experiments.article",
@@ -162,6 +165,7 @@ if TYPE_CHECKING:  # what type checkers and IDEs see; nothing here runs
         CvlibError,
         CycleError,
         ParameterError,
+        SizeLimitError,
         SpecError,
         SweepError,
         UnknownFactError,
@@ -210,4 +214,5 @@ if TYPE_CHECKING:  # what type checkers and IDEs see; nothing here runs
         setup_scenario,
     )
     from cvlib.scenarios.setup import ScenarioRun, ScenarioSetup, StructureSummary
+    from cvlib.scenarios.sizes import size_limits
     from cvlib.scenarios.spec import load_spec, read_spec, run_spec, setup_from_spec

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Creates .venv (if missing) and installs cvlib with everything the book, the
-# sweeps and the tests need. Safe to run again: pip skips what is satisfied.
+# sweeps and the tests need. Safe to run again: it reinstalls only when
+# pyproject.toml changed (or the tools are missing). pip's output goes to
+# .venv/setup.log, shown when the install fails (CVBOOK_VERBOSE=1 shows it as it runs).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 PYTHON="${PYTHON:-python3}"
@@ -8,8 +10,25 @@ if [ ! -x .venv/bin/python ]; then
   echo "setup: creating .venv with $("$PYTHON" --version)"
   "$PYTHON" -m venv .venv
 fi
-.venv/bin/python -m pip install --quiet --upgrade pip
-.venv/bin/python -m pip install --quiet -e ".[all]"
-# The notebooks' kernel is this venv's Python.
-.venv/bin/python -m ipykernel install --sys-prefix --name python3 >/dev/null
-echo "setup: $(.venv/bin/python -c 'import cvlib, sys; print("cvlib", cvlib.__version__, "on Python", sys.version.split()[0])')"
+STAMP=.venv/.cvbook-installed
+wanted="$(.venv/bin/python -c 'import hashlib; print(hashlib.sha256(open("pyproject.toml", "rb").read()).hexdigest())')"
+have="$(cat "$STAMP" 2>/dev/null || true)"
+if [ "$have" != "$wanted" ] || [ ! -x .venv/bin/jupyter-book ] || [ ! -x .venv/bin/papermill ]; then
+  echo "setup: installing cvlib and the book's tools into .venv (a few minutes the first time; log: .venv/setup.log)"
+  rm -f "$STAMP"
+  install() {
+    .venv/bin/python -m pip install --upgrade pip
+    .venv/bin/python -m pip install -e ".[all]"
+    # The notebooks' kernel is this venv's Python.
+    .venv/bin/python -m ipykernel install --sys-prefix --name python3
+  }
+  if [ -n "${CVBOOK_VERBOSE:-}" ]; then
+    install 2>&1 | tee .venv/setup.log
+  elif ! install > .venv/setup.log 2>&1; then
+    echo "setup: the install failed; the end of .venv/setup.log:" >&2
+    tail -n 30 .venv/setup.log >&2
+    exit 1
+  fi
+  echo "$wanted" > "$STAMP"
+fi
+echo "setup: .venv ready: $(.venv/bin/python -c 'import cvlib, sys; print("cvlib", cvlib.__version__, "on Python", sys.version.split()[0])')"

@@ -1,12 +1,17 @@
 """The book cannot drift from its notebooks, and the pipeline keeps its promises.
 
-* Each executed notebook in book/chapters/ has the same cells (code and prose)
-  as its source in notebooks/, so editing a source without re-executing it
-  fails here.
+* The table of contents is the list of chapters: each executed notebook in
+  book/chapters/ it names has the same cells (code and prose) as its source
+  (notebooks/NAME.ipynb, or notebooks/spec_page.ipynb for a page made from a
+  spec file, with that file's title and the page's own labels), so editing a
+  source without re-executing it fails here; nothing else sits in book/chapters/.
 * Each source has exactly one ``parameters`` cell of literals, so papermill
   ``-p`` can override every parameter.
 * Executed notebooks carry no volatile metadata, and every figure has a
   caption and alt text; every chapter ends by saying how to rerun it.
+* The build's pieces: the label rule, the table-of-contents editor, ``--only``
+  and ``--spec`` errors, and (slow) two spec files from outside the repository
+  becoming two pages of one book built with ``-W``.
 * A papermill run with another parameter gives the number the law predicts.
 """
 
@@ -14,8 +19,11 @@ from __future__ import annotations
 
 import ast
 import importlib.util
-import re
 import json
+import os
+import re
+import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -26,7 +34,6 @@ import cvlib as cv
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = ROOT / "notebooks"
 CHAPTERS = ROOT / "book" / "chapters"
-SOURCES = sorted(NOTEBOOKS.glob("*.ipynb"))
 
 
 def _load_build():
@@ -38,6 +45,10 @@ def _load_build():
 
 
 build = _load_build()
+#: The chapters the table of contents names, each with the notebook that makes it.
+JOBS = [build.job_for(name) for name in build.toc_chapters()]
+#: The source notebooks the build executes (a stray notebooks/out.ipynb is not one).
+SOURCES = sorted({job.source for job in JOBS} | {build.SPEC_SOURCE})
 
 
 def _read(path: Path) -> dict:
@@ -63,16 +74,37 @@ def _source(cell: dict) -> str:
 
 def test_there_are_notebooks():
     assert SOURCES, "notebooks/ holds no notebooks"
+    assert JOBS, "_toc.yml names no chapters"
 
 
-@pytest.mark.parametrize("src", SOURCES, ids=lambda p: p.stem)
-def test_executed_copy_matches_source(src):
-    executed = CHAPTERS / src.name
-    assert executed.is_file(), f"{src.name} has no executed copy; run: python book/build.py --only {src.stem}"
-    assert _cells(_read(executed)) == _cells(_read(src)), (
-        f"book/chapters/{src.name} is out of date with notebooks/{src.name}; "
-        f"re-execute it: python book/build.py --only {src.stem}"
+@pytest.mark.parametrize("job", JOBS, ids=lambda j: j.name)
+def test_executed_copy_matches_source(job):
+    executed = CHAPTERS / f"{job.name}.ipynb"
+    assert executed.is_file(), f"{job.name} has no executed copy; run: bash scripts/book.sh --only {job.name}"
+    import nbformat
+
+    expected = json.loads(nbformat.writes(build.expected_source(job)))
+    assert _cells(_read(executed)) == _cells(expected), (
+        f"book/chapters/{job.name}.ipynb is out of date with {job.source.relative_to(ROOT)}"
+        + (f" run on {job.spec}" if job.spec else "")
+        + f"; re-execute it: bash scripts/book.sh --only {job.name}"
     )
+
+
+def test_book_chapters_holds_only_chapters_the_toc_names():
+    assert build.strays() == [], "book/chapters/ holds notebooks _toc.yml does not name; delete them or list them"
+
+
+def test_every_committed_notebook_makes_a_chapter():
+    """A notebook committed to notebooks/ is a chapter's source (git-ignored outputs of reruns are not)."""
+    try:
+        listed = subprocess.run(
+            ["git", "ls-files", "notebooks/*.ipynb"], cwd=ROOT, capture_output=True, text=True, check=True
+        ).stdout.split()
+    except (OSError, subprocess.CalledProcessError):
+        pytest.skip("not a git checkout")
+    unused = sorted(name for name in listed if ROOT / name not in SOURCES)
+    assert unused == [], f"notebooks/ holds committed sources no chapter is made from: {unused}; add them to _toc.yml"
 
 
 @pytest.mark.parametrize("src", SOURCES, ids=lambda p: p.stem)
@@ -85,22 +117,23 @@ def test_exactly_one_parameters_cell_of_literals(src):
     tree = ast.parse(_source(cell))
     assert tree.body, f"{src.name}: the parameters cell is empty"
     for stmt in tree.body:
-        assert isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name), (
-            f"{src.name}: parameters cell line {stmt.lineno} is not `name = literal`"
+        assert isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and stmt.value is not None, (
+            f"{src.name}: parameters cell line {stmt.lineno} is not `name: type = literal`"
         )
         try:
             ast.literal_eval(stmt.value)
         except ValueError:
-            pytest.fail(f"{src.name}: parameter {stmt.targets[0].id!r} is not a literal: {ast.unparse(stmt.value)}")
+            pytest.fail(f"{src.name}: parameter {stmt.target.id!r} is not a literal: {ast.unparse(stmt.value)}")
 
 
-@pytest.mark.parametrize("src", SOURCES, ids=lambda p: p.stem)
+@pytest.mark.parametrize("src", [CHAPTERS / f"{j.name}.ipynb" for j in JOBS], ids=lambda p: p.stem)
 def test_executed_notebook_has_no_volatile_metadata(src):
-    executed = CHAPTERS / src.name
+    executed = src
     if not executed.is_file():
         pytest.skip("no executed copy (reported by test_executed_copy_matches_source)")
     nb = _read(executed)
     assert set(nb["metadata"].get("papermill", {})) <= {"parameters"}
+    assert set(nb["metadata"].get("cvbook", {})) <= {"spec"}
     for cell in nb["cells"]:
         assert "execution" not in cell.get("metadata", {}) and "papermill" not in cell.get("metadata", {})
         if "injected-parameters" in _tags(cell):
@@ -109,9 +142,9 @@ def test_executed_notebook_has_no_volatile_metadata(src):
             assert output.get("output_type") != "error", f"{src.name}: a cell raised an error"
 
 
-@pytest.mark.parametrize("src", SOURCES, ids=lambda p: p.stem)
+@pytest.mark.parametrize("src", [CHAPTERS / f"{j.name}.ipynb" for j in JOBS], ids=lambda p: p.stem)
 def test_every_figure_has_caption_and_alt_text(src):
-    executed = CHAPTERS / src.name
+    executed = src
     if not executed.is_file():
         pytest.skip("no executed copy (reported by test_executed_copy_matches_source)")
     for i, cell in enumerate(_read(executed)["cells"]):
@@ -123,13 +156,18 @@ def test_every_figure_has_caption_and_alt_text(src):
         assert meta.get("image", {}).get("alt"), f"{src.name} cell {i}: figure without alt text"
 
 
-@pytest.mark.parametrize("src", SOURCES, ids=lambda p: p.stem)
-def test_chapter_ends_with_run_it_yourself(src):
-    markdown = [_source(c) for c in _read(src)["cells"] if c["cell_type"] == "markdown"]
-    run_it = [m for m in markdown if re.search(r"^#+ Run it yourself", m, re.M)]
-    assert run_it, f"{src.name}: no 'Run it yourself' section"
-    command = re.compile(rf"papermill\s+(notebooks/)?{re.escape(src.name)}\s")
-    assert command.search(run_it[-1]), f"{src.name}: 'Run it yourself' lacks its papermill command"
+@pytest.mark.parametrize("job", JOBS, ids=lambda j: j.name)
+def test_chapter_ends_with_run_it_yourself(job):
+    cells = _read(CHAPTERS / f"{job.name}.ipynb")["cells"]
+    heading = [i for i, c in enumerate(cells) if c["cell_type"] == "markdown" and re.search(r"^#+ Run it yourself", _source(c), re.M)]
+    assert heading, f"{job.name}: no 'Run it yourself' section"
+    rendered = [
+        o for c in cells[heading[-1] + 1 :] for o in c.get("outputs", []) if "rerun" in o.get("metadata", {}).get("cvbook", {})
+    ]
+    assert len(rendered) == 1, f"{job.name}: 'Run it yourself' does not render its command (cvlib.presentation.rerun)"
+    text = "".join(rendered[0]["data"]["text/markdown"])
+    source = "spec_page" if job.spec else job.name
+    assert re.search(rf"^papermill notebooks/{source}\.ipynb _runs/{job.name}\.ipynb ", text, re.M), text
 
 
 def test_toc_entries_exist():
@@ -181,6 +219,7 @@ def test_build_clean_hides_injected_cell_and_strips_volatile_metadata():
     build.clean(nb)
     assert nb.metadata["papermill"] == {"parameters": {"x": 2}}
     assert nb.cells[1].metadata["tags"] == ["injected-parameters", "remove-input"]
+    assert nb.cells[1].id == "injected-parameters"
     assert nb.cells[2].metadata == {}
 
 
@@ -193,8 +232,215 @@ def test_build_write_atomic_leaves_no_temp_files(tmp_path):
 
 
 def test_build_only_unknown_notebook_is_a_clear_error():
-    with pytest.raises(build.BuildError, match="there is no notebooks/nope.ipynb; available: "):
-        build.notebook_paths("nope")
+    with pytest.raises(build.BuildError, match="no chapter 'nope' in _toc.yml and no notebooks/nope.ipynb; chapters: "):
+        build.jobs_for_only(["nope"])
+
+
+def test_build_only_a_listed_chapter_is_not_new():
+    jobs, new = build.jobs_for_only(["value_change", "notebooks/value_change.ipynb"])
+    assert [j.name for j in jobs] == ["value_change"] and new == []
+
+
+# -- the label rule ------------------------------------------------------------------------------
+
+
+def _titled(first: str, figure: str | None = None):
+    import nbformat
+    from nbformat.v4 import new_markdown_cell
+
+    nb = _nb(("x = 1", ["parameters"]), ("plt.show()", []))
+    nb.cells.insert(0, new_markdown_cell(first))
+    if figure:
+        nb.cells[2].metadata["mystnb"] = {"figure": {"name": figure, "caption": "c"}}
+    return nbformat.from_dict(nb)
+
+
+def test_label_rule_gives_a_copy_of_the_template_its_own_labels():
+    nb = build.apply_label_rule(_titled("(template)=\n# Template: your experiment here", "fig-template"), "my_experiment")
+    assert nb.cells[0].source == "(my-experiment)=\n# Template: your experiment here"
+    assert nb.cells[2].metadata["mystnb"]["figure"]["name"] == "fig-my-experiment"
+
+
+def test_label_rule_keeps_a_chapters_own_labels_and_other_figure_names():
+    nb = build.apply_label_rule(_titled("(value-change)=\n# Value change", "fig-mechanism"), "value_change")
+    assert nb.cells[0].source == "(value-change)=\n# Value change"
+    assert nb.cells[2].metadata["mystnb"]["figure"]["name"] == "fig-mechanism"
+
+
+def test_label_rule_adds_a_missing_label():
+    nb = build.apply_label_rule(_titled("# Untitled"), "x1_new")
+    assert nb.cells[0].source == "(x1-new)=\n# Untitled"
+
+
+@pytest.mark.parametrize("job", JOBS, ids=lambda j: j.name)
+def test_every_chapter_carries_the_label_of_its_name(job):
+    import nbformat
+
+    executed = nbformat.read(CHAPTERS / f"{job.name}.ipynb", as_version=4)
+    assert build.labels_of(executed)[0] == build.label_for(job.name), job.name
+
+
+def test_a_clash_of_labels_is_a_clear_error(monkeypatch):
+    job = build.Job("model", NOTEBOOKS / "template.ipynb")  # a chapter called "model" clashes with book/model.md
+    monkeypatch.setattr(build, "toc_files", lambda *a: ["book/intro", "book/model", "book/chapters/model"])
+    with pytest.raises(build.BuildError, match=r"label 'model' is defined in both book/model.md and book/chapters/model.ipynb"):
+        build.check_labels([job])
+
+
+# -- the table of contents -----------------------------------------------------------------------
+
+
+def test_add_to_toc_adds_once_under_your_own_experiments(tmp_path):
+    toc = tmp_path / "_toc.yml"
+    shutil.copy(ROOT / "_toc.yml", toc)
+    before = toc.read_text()
+    assert build.add_to_toc("my_page", toc) is True
+    assert build.add_to_toc("my_page", toc) is False
+    after = toc.read_text()
+    import yaml
+
+    parts = {p["caption"]: [c["file"] for c in p["chapters"]] for p in yaml.safe_load(after)["parts"]}
+    assert parts[build.OWN_PART][-1] == "book/chapters/my_page"
+    assert after.count("book/chapters/my_page") == 1
+    assert after.replace("      - file: book/chapters/my_page\n", "", 1) == before  # comments and layout kept
+
+
+def test_add_to_toc_creates_the_part_when_missing(tmp_path):
+    toc = tmp_path / "_toc.yml"
+    toc.write_text(
+        "format: jb-book\nroot: book/intro\nparts:\n  - caption: Start\n    chapters:\n      - file: book/model\n"
+        "  - caption: Reference\n    chapters:\n      - file: book/api\n"
+    )
+    assert build.add_to_toc("mine", toc)
+    import yaml
+
+    parts = yaml.safe_load(toc.read_text())["parts"]
+    assert [p["caption"] for p in parts] == ["Start", build.OWN_PART, "Reference"]
+    assert parts[1]["chapters"] == [{"file": "book/chapters/mine"}]
+
+
+# -- --spec, refused before anything is written -------------------------------------------------------
+
+
+SPEC = (ROOT / "data" / "scenarios" / "two_suppliers.yaml").read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize(
+    ("file_name", "text", "message"),
+    [
+        ("value_change.yaml", SPEC, "the name of the chapter notebooks/value_change.ipynb; rename the spec file"),
+        ("two suppliers.yaml", SPEC, "its file name must be letters, digits"),
+        ("broken.yaml", SPEC.replace("at_risk: F2", "at_risk: F9"), "'at_risk' fact 'F9' is not required by any step"),
+        ("untitled.yaml", SPEC.replace('title: "A scenario of your own: two suppliers"', "title: 7"), "'title' must be a non-empty string"),
+    ],
+    ids=["name-of-a-chapter", "bad-file-name", "malformed", "bad-title"],
+)
+def test_spec_that_cannot_make_a_page_is_refused(tmp_path, file_name, text, message):
+    path = tmp_path / file_name
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(build.BuildError, match=re.escape(message)):
+        build.spec_job(str(path))
+
+
+def test_spec_with_the_name_of_another_spec_page_is_refused(tmp_path):
+    path = tmp_path / "two_suppliers.yaml"
+    path.write_text(SPEC, encoding="utf-8")
+    with pytest.raises(build.BuildError, match="already exists, made from data/scenarios/two_suppliers.yaml"):
+        build.spec_job(str(path))
+
+
+def test_spec_job_reads_a_relative_path_from_the_root_and_shows_it_relative():
+    job = build.spec_job("data/scenarios/two_suppliers.yaml")
+    assert (job.name, job.spec, job.parameters) == (
+        "two_suppliers", "data/scenarios/two_suppliers.yaml", {"spec": "data/scenarios/two_suppliers.yaml"}
+    )
+
+
+def test_missing_spec_file_is_a_clear_error():
+    with pytest.raises(build.BuildError, match="--spec nope.yaml: no such file"):
+        build.spec_job("nope.yaml")
+
+
+# -- two spec files from outside the repository become two pages of one book (slow) ------------------
+
+OTHER_SPEC = """\
+name: {name}
+title: "{title}"
+description: >-
+  {description}
+facts:
+  - {{id: F1, value: 420}}
+  - {{id: F2, value: ok, valid_until: 2}}
+plan:
+  generator: {generator}
+  params: {params}
+events:
+  - {{tick: {tick}, fact: F1, kind: replace, new_value: 610}}
+at_risk: F1
+budget: null
+"""
+
+
+@pytest.mark.slow
+def test_two_outside_spec_files_become_two_pages_of_one_book(tmp_path):
+    """In a copy of the repository: --spec twice, from outside it; both pages build with -W, coexist, and say nothing of other scenarios."""
+    repo = tmp_path / "repo"
+    shutil.copytree(
+        ROOT, repo,
+        ignore=shutil.ignore_patterns(".venv", ".git", "_runs", "test-artifacts", ".pytest_cache", ".hypothesis", "__pycache__"),
+    )
+    outside = tmp_path / "my specs"
+    outside.mkdir()
+    specs = {
+        "river_crossing": OTHER_SPEC.format(
+            name="river", title="Crossing a river", description="A ferry timetable changes under a long chain.",
+            generator="chain", params="{depth: 6}", tick=2),
+        "hill-walk": OTHER_SPEC.format(
+            name="hill", title="A walk over the hill", description="A forecast that two branches rest on changes early.",
+            generator="branching", params="{depth: 4, branching_factor: 2, merge_factor: 2}", tick=1),
+    }
+    for name, text in specs.items():
+        (outside / f"{name}.yaml").write_text(text, encoding="utf-8")
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    env.pop("CVBOOK_ROOT", None)
+
+    def make(*args):
+        return subprocess.run(
+            [sys.executable, str(repo / "book" / "build.py"), *args], cwd=tmp_path, env=env, capture_output=True, text=True
+        )
+
+    # ... and, the JupyterLab path, a copy of the template made a chapter by --only, in the same build
+    shutil.copy(repo / "notebooks" / "template.ipynb", repo / "notebooks" / "my_experiment.ipynb")
+    first = make(
+        "--spec", str(outside / "river_crossing.yaml"), "--spec", str(outside / "hill-walk.yaml"), "--only", "my_experiment"
+    )
+    assert first.returncode == 0, first.stdout + first.stderr
+    assert "Kernel is running over TCP" not in first.stdout + first.stderr  # the quiet log
+    copy = _read(repo / "book" / "chapters" / "my_experiment.ipynb")
+    assert _source(copy["cells"][0]).startswith("(my-experiment)=\n# Template")
+    assert [c["metadata"]["mystnb"]["figure"]["name"] for c in copy["cells"] if "mystnb" in c["metadata"]] == ["fig-my-experiment"]
+    assert (repo / "_build" / "html" / "book" / "chapters" / "my_experiment.html").is_file()
+    toc = (repo / "_toc.yml").read_text()
+    again = make("--spec", str(outside / "hill-walk.yaml"), "--no-build")
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert (repo / "_toc.yml").read_text() == toc, "running --spec again changed _toc.yml"
+    assert toc.count("book/chapters/my_experiment\n") == 1
+    for name, label, title in [("river_crossing", "river-crossing", "Crossing a river"), ("hill-walk", "hill-walk", "A walk over the hill")]:
+        assert toc.count(f"book/chapters/{name}\n") == 1
+        page = _read(repo / "book" / "chapters" / f"{name}.ipynb")
+        first_cell = _source(page["cells"][0])
+        assert first_cell.startswith(f"({label})=\n# {title}\n")
+        assert str(outside / f"{name}.yaml") in first_cell
+        figures = [c["metadata"]["mystnb"]["figure"]["name"] for c in page["cells"] if "mystnb" in c["metadata"]]
+        assert figures == [f"fig-{label}"]
+        html = (repo / "_build" / "html" / "book" / "chapters" / f"{name}.html").read_text(encoding="utf-8")
+        html = html[html.index("<article") : html.index("</article>")]  # the page, without the navigation
+        assert title in html
+        assert "supplier" not in html.lower(), f"the page made from {name}.yaml speaks of the two-suppliers example"
+        import html as html_module
+
+        text = html_module.unescape(re.sub(r"<[^>]+>", "", html))
+        assert f"papermill notebooks/spec_page.ipynb _runs/{name}.ipynb -p spec '{outside / name}.yaml' -p budget " in text
 
 
 # -- papermill with another parameter --------------------------------------------------

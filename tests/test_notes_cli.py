@@ -90,7 +90,7 @@ def test_fingerprintless_notes_are_refused_never_reanchored(tmp_path):
     notes = tmp_path / "notes.yaml"
     notes.write_text("notes:\n  - {id: s, text: '1-based', path: m.py, qualname: steps, tier: high, approved: true}\n")
     result = invoke("check", str(notes), str(repo))
-    assert result.exit_code == 2
+    assert result.exit_code == 1
     lines = result.output.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: ") and "cvlib notes anchor" in lines[0]
     assert "Traceback" not in result.output and "FRESH" not in result.output
@@ -102,7 +102,7 @@ def test_anchor_dir_is_refused_with_the_command_to_use(tmp_path):
     notes = tmp_path / "notes.yaml"
     notes.write_text("anchor_dir: .\nnotes: []\n")
     result = invoke("check", str(notes), str(tmp_path))
-    assert result.exit_code == 2 and "cvlib notes anchor" in result.output and "anchor_dir" in result.output
+    assert result.exit_code == 1 and "cvlib notes anchor" in result.output and "anchor_dir" in result.output
 
 
 def test_the_anchored_note_sees_the_edit(tmp_path):
@@ -125,7 +125,7 @@ def test_reanchor_named_notes_and_refuse_unknown_ids(repos):
     assert after[0].anchor.raw_hash != before[0].anchor.raw_hash  # the comment counts in the raw hash
     assert after[0].anchor.norm_hash == before[0].anchor.norm_hash
     bad = invoke("anchor", str(repos / "notes.yaml"), str(repos / "v2"), "--note", "nope")
-    assert bad.exit_code == 2 and "no note with id 'nope'" in bad.output
+    assert bad.exit_code == 1 and "no note with id 'nope'" in bad.output
 
 
 def test_anchor_failure_writes_nothing(repos):
@@ -133,7 +133,7 @@ def test_anchor_failure_writes_nothing(repos):
     text = UNANCHORED + "  - {id: gone, text: x, path: pkg/runner.py, qualname: Nope, tier: high, approved: true}\n"
     path.write_text(text)
     result = invoke("anchor", str(path), str(repos / "v1"))
-    assert result.exit_code == 2 and "does not define it" in result.output
+    assert result.exit_code == 1 and "does not define it" in result.output
     assert path.read_text() == text
     assert not [p for p in repos.iterdir() if p.name.endswith(".tmp")]
 
@@ -198,7 +198,7 @@ def test_bad_notes_files_get_clear_errors(repos, content, message):
     with pytest.raises(NotesFileError, match=message.replace("(", r"\(").replace(")", r"\)").replace("[", r"\[")):
         read_notes(path)
     result = invoke("check", str(path), str(repos / "v2"))
-    assert result.exit_code == 2
+    assert result.exit_code == 1
     assert result.output.startswith("error: ") and "Traceback" not in result.output
     assert len(result.output.strip().splitlines()) == 1
 
@@ -218,7 +218,7 @@ def test_duplicate_ids_and_wrong_suffix(repos):
 
 def test_missing_repo_dir_is_a_clear_error(repos):
     result = invoke("check", str(repos / "notes.yaml"), str(repos / "nowhere"))
-    assert result.exit_code == 2 and "does not exist" in result.output
+    assert result.exit_code == 1 and "does not exist" in result.output
 
 
 def test_an_unexpected_error_is_one_line_without_traceback(repos, monkeypatch):

@@ -153,7 +153,7 @@ def _module_by_last_name(target: str) -> str | None:
 
 #: Words numpydoc type descriptions use that name no class: "iterable of str", "mapping of str to int".
 _TYPE_WORDS = frozenset(
-    "iterable sequence mapping collection optional callable container array-like scalar default "
+    "iterable iterator generator sequence mapping collection optional callable container array-like scalar default "
     "label scenario parameters tuple of pairs triples".split()
 )
 

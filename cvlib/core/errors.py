@@ -28,6 +28,10 @@ class ParameterError(CvlibError):
     """A scenario, generator or sweep parameter is unknown, of the wrong type or out of range."""
 
 
+class SizeLimitError(ParameterError):
+    """A plan, or a number of runs, would be larger than the limit in force (see :mod:`cvlib.scenarios.sizes`)."""
+
+
 class SpecError(CvlibError):
     """A scenario spec file is malformed."""
 

@@ -145,7 +145,7 @@ class PlanGraph:
     """An immutable, validated dependency graph of plan steps.
 
     Build one from a sequence of :class:`Step` values, ``PlanGraph(steps)``
-    (or with a generator in :mod:`cvlib.generators`). Construction fails with a clear error on a
+    (or with a generator in :mod:`cvlib.scenarios.generators`). Construction fails with a clear error on a
     duplicate id, an unknown predecessor or a cycle.
     """
 
@@ -304,7 +304,7 @@ class PlanGraph:
         return self._make_step(self._order[position])
 
     def step(self, step_id: str) -> Step:
-        """The step called ``step_id``; an unknown id raises :class:`~cvlib.errors.UnknownStepError`."""
+        """The step called ``step_id``; an unknown id raises :class:`~cvlib.core.errors.UnknownStepError`."""
         return self._make_step(self._index_of(step_id))
 
     @property

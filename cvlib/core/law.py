@@ -11,7 +11,7 @@ the first action whose closure holds a fact already broken at their tick:
 With one fact breaking at tick *t* and the action last (all the article's
 generators), this is the article's law: the non-action steps holding the fact
 whose position is >= t; with t = 0 it is closure size - 1. The prediction
-never runs an executor; :func:`check_law` runs them and compares.
+never runs an executor; :func:`~cvlib.experiments.law_check.check_law` runs them and compares.
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ def predicted_pfw(plan: PlanGraph, breaks: Mapping[str, int], *, through_actions
     """Baseline PFW predicted from the plan and the tick each fact breaks (see module docstring).
 
     ``through_actions=True`` predicts it for runs that go on past a successful
-    action (the non-flat recovery models of :mod:`cvlib.recovery`); see
+    action (the non-flat recovery models of :mod:`cvlib.core.recovery`); see
     :func:`predicted_pfw_through_actions`.
     """
     if through_actions:

@@ -23,7 +23,7 @@ from cvlib.core.world import SpendKind, World
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["Trace", "TraceEntry", "TraceKind", "TraceRecorder", "trace_both", "trace_run"]
+__all__ = ["RunnableSetup", "Trace", "TraceEntry", "TraceKind", "TraceRecorder", "trace_both", "trace_run"]
 
 #: What one stretch of spent steps was spent on (the world's own names for them).
 TraceKind = SpendKind
@@ -129,7 +129,17 @@ class RunnableSetup(Protocol):
         """The announced events."""
 
     def new_world(self, rules: ExecutionRules | None = None) -> World:
-        """A fresh world with the setup's facts and events."""
+        """A fresh world with the setup's facts and events.
+
+        Parameters
+        ----------
+        rules : ExecutionRules, optional
+            The world's rules; None is the article's.
+
+        Returns
+        -------
+        World
+        """
 
 
 def trace_run(setup: RunnableSetup, executor: str, *, rules: ExecutionRules | None = None) -> Trace:

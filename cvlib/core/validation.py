@@ -10,12 +10,16 @@ library works with (a plain ``int``, a ``float``, a list), so callers write
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from numbers import Integral, Real
 
 from cvlib.core.errors import ParameterError
 
 __all__ = [
+    "MAX_INT_DIGITS",
+    "decimal_digits",
+    "parse_int",
     "require_bool",
     "require_choice",
     "require_int",
@@ -23,7 +27,91 @@ __all__ = [
     "require_name",
     "require_probabilities",
     "require_probability",
+    "shown",
 ]
+
+#: Most digits an integer typed as text may have; more is never a count cvlib can use.
+MAX_INT_DIGITS = 30
+
+_ASCII_INT = re.compile(r"[+-]?[0-9]+")
+_SHOWN_CHARS = 80
+
+
+def decimal_digits(number: int) -> int:
+    """How many decimal digits ``abs(number)`` has, without printing it (Python refuses past 4,300 digits).
+
+    Parameters
+    ----------
+    number : int
+
+    Returns
+    -------
+    int
+    """
+    number = abs(number)
+    if number < 10:
+        return 1
+    digits = int((number.bit_length() - 1) * 0.30102999566398120) + 1  # a lower bound, exact or one short
+    return digits + 1 if number >= 10**digits else digits
+
+
+def shown(value: object) -> str:
+    """``repr(value)`` for an error message: one line, at most about 80 characters.
+
+    A value typed by a hostile user can be a megabyte of text or an integer of
+    a million digits (which Python refuses to print); the message shows its
+    start and says how long it was, so every error stays one readable line.
+
+    Parameters
+    ----------
+    value : object
+        Any value.
+
+    Returns
+    -------
+    str
+    """
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**_SHOWN_CHARS:
+        return f"{'-' if value < 0 else ''}<an integer of {decimal_digits(value):,} digits>"
+    try:
+        text = repr(value)
+    except Exception:  # a repr that fails must not hide the error it was meant to describe
+        return f"<{type(value).__name__}>"
+    if len(text) > _SHOWN_CHARS:
+        return f"{text[:_SHOWN_CHARS - 20]}... ({len(text):,} characters)"
+    return text
+
+
+def parse_int(name: str, text: str, *, minimum: int | None = None, maximum: int | None = None) -> int:
+    """Read an integer typed as text: ASCII digits with an optional sign, nothing else.
+
+    Python's ``int()`` also accepts other scripts' digits (``int("٣") == 3``),
+    underscores (``int("1_0") == 10``) and surrounding whitespace; a command
+    line that quietly read ``depth=٣`` as 3 would run something the user did
+    not see. Surrounding spaces are allowed, everything else is refused.
+
+    Parameters
+    ----------
+    name : str
+        The parameter's name, used in the error.
+    text : str
+        What was typed.
+    minimum, maximum : int or None
+        Inclusive bounds, checked like :func:`require_int`.
+
+    Returns
+    -------
+    int
+    """
+    if not isinstance(text, str):
+        raise ParameterError(f"{name} must be an integer written as text, got {type(text).__name__} {shown(text)}")
+    stripped = text.strip()
+    if not _ASCII_INT.fullmatch(stripped):
+        raise ParameterError(f"{name} must be an integer, got {shown(text)} (only ASCII digits 0-9, with an optional sign)")
+    digits = len(stripped.lstrip("+-"))
+    if digits > MAX_INT_DIGITS:
+        raise ParameterError(f"{name} must be an integer of at most {MAX_INT_DIGITS} digits, got one of {digits:,} digits")
+    return require_int(name, int(stripped), minimum=minimum, maximum=maximum)
 
 
 def require_int(name: str, value: object, *, minimum: int | None = None, maximum: int | None = None) -> int:
@@ -49,12 +137,12 @@ def require_int(name: str, value: object, *, minimum: int | None = None, maximum
         ``value`` as a plain int.
     """
     if isinstance(value, bool) or not isinstance(value, Integral):
-        raise ParameterError(f"{name} must be an integer, got {type(value).__name__} {value!r}")
+        raise ParameterError(f"{name} must be an integer, got {type(value).__name__} {shown(value)}")
     number = int(value)
     if minimum is not None and number < minimum:
-        raise ParameterError(f"{name} must be >= {minimum}, got {number}")
+        raise ParameterError(f"{name} must be >= {minimum}, got {shown(number)}")
     if maximum is not None and number > maximum:
-        raise ParameterError(f"{name} must be <= {maximum}, got {number}")
+        raise ParameterError(f"{name} must be <= {maximum}, got {shown(number)}")
     return number
 
 
@@ -75,7 +163,7 @@ def require_ints(name: str, values: object, *, minimum: int | None = None) -> li
     list of int
     """
     if isinstance(values, (str, bytes)) or not isinstance(values, Iterable):
-        raise ParameterError(f"{name} must be a list of integers, got {type(values).__name__} {values!r}")
+        raise ParameterError(f"{name} must be a list of integers, got {type(values).__name__} {shown(values)}")
     out = [require_int(f"each of {name}", v, minimum=minimum) for v in values]
     if not out:
         raise ParameterError(f"{name} must list at least one value, got an empty list")
@@ -97,10 +185,10 @@ def require_probability(name: str, value: object) -> float:
     float
     """
     if isinstance(value, bool) or not isinstance(value, Real):
-        raise ParameterError(f"{name} must be a probability (a number in [0, 1]), got {type(value).__name__} {value!r}")
+        raise ParameterError(f"{name} must be a probability (a number in [0, 1]), got {type(value).__name__} {shown(value)}")
     number = float(value)
     if not 0.0 <= number <= 1.0:
-        raise ParameterError(f"{name} must be in [0, 1], got {value!r}")
+        raise ParameterError(f"{name} must be in [0, 1], got {shown(value)}")
     return number
 
 
@@ -119,7 +207,7 @@ def require_probabilities(name: str, values: object) -> list[float]:
     list of float
     """
     if isinstance(values, (str, bytes)) or not isinstance(values, Sequence) or not values:
-        raise ParameterError(f"{name} must be a non-empty list of probabilities, got {values!r}")
+        raise ParameterError(f"{name} must be a non-empty list of probabilities, got {shown(values)}")
     return [require_probability(f"each of {name}", v) for v in values]
 
 
@@ -140,7 +228,7 @@ def require_choice(name: str, value: object, options: Sequence[str]) -> str:
     str
     """
     if not isinstance(value, str) or value not in options:
-        raise ParameterError(f"{name} must be one of {', '.join(options)}; got {value!r}")
+        raise ParameterError(f"{name} must be one of {', '.join(options)}; got {shown(value)}")
     return value
 
 
@@ -159,7 +247,7 @@ def require_name(name: str, value: object) -> str:
     str
     """
     if not isinstance(value, str) or not value:
-        raise ParameterError(f"{name} must be a non-empty string, got {type(value).__name__} {value!r}")
+        raise ParameterError(f"{name} must be a non-empty string, got {type(value).__name__} {shown(value)}")
     return value
 
 
@@ -178,5 +266,5 @@ def require_bool(name: str, value: object) -> bool:
     bool
     """
     if not isinstance(value, bool):
-        raise ParameterError(f"{name} must be true or false, got {type(value).__name__} {value!r}")
+        raise ParameterError(f"{name} must be true or false, got {type(value).__name__} {shown(value)}")
     return value

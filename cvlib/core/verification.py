@@ -2,7 +2,7 @@
 
 The article's verification always resolves, at one step. Here a check can miss
 a real change (``miss_rate``), raise a false alarm (``false_alarm_rate``) and
-cost ``cost`` steps (:class:`~cvlib.rules.VerificationModel`). Whether to pay
+cost ``cost`` steps (:class:`~cvlib.core.rules.VerificationModel`). Whether to pay
 for it becomes a decision under uncertainty: with prior probability *p* that a
 doubtful fact really changed, verifying saves
 

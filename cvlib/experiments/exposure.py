@@ -4,7 +4,7 @@ The article's generators tie breadth to size (one root fact under every
 step) or to depth (chains inside isolated branches), so its finding "size,
 not shape, drives doomed work" could not tell the three apart. Random layered
 DAGs with several facts and isolated branches that fan out
-(:mod:`cvlib.random_plans`) pull them apart. For a plan and the facts that
+(:mod:`cvlib.scenarios.random_plans`) pull them apart. For a plan and the facts that
 break, the *exposed set* is the non-action steps before the first action
 whose closure holds a broken fact, and
 
@@ -33,6 +33,7 @@ from cvlib.core.law import break_ticks, predicted_pfw
 from cvlib.core.validation import require_int
 from cvlib.core.world import World
 from cvlib.scenarios import random_plans
+from cvlib.scenarios.sizes import check_runs
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,6 +108,7 @@ def exposure_sweep(
         One row per (plan, timing), with ``law_holds``.
     """
     n_plans = require_int("n_plans", n_plans, minimum=1)
+    check_runs("n_plans", 2 * n_plans)  # two runs per plan
     seed = require_int("seed", seed)
     if isinstance(families, str) or not families:
         raise ParameterError(f"families must be a non-empty list of plan families, got {families!r}")

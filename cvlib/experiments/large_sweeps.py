@@ -20,14 +20,15 @@ Backends (``backend=``):
   or counted twice.
 
 With ``checkpoint=DIR``, every finished chunk is written to
-``DIR/chunk-NNNNNN.parquet`` as it arrives, atomically (a temporary file in
-the same folder, then :func:`os.replace`), next to a ``sweep.json`` manifest
-naming the sweep. Running the same sweep again with the same folder skips the
-chunks already there, so an interrupted sweep resumes without recomputing
-finished work and never reads a half-written file; a different sweep in the
-same folder is refused. The result is assembled from the Arrow tables of the
-chunks, so a resumed sweep writes the same Parquet bytes as an uninterrupted
-one.
+``DIR/chunk-NNNNNN.parquet`` as it arrives, atomically, and recorded in a
+``sweep.json`` manifest with the sweep's identity and each chunk's task range,
+row count and SHA-256 (see :mod:`cvlib.experiments.checkpoints`). Running the
+same sweep again with the same folder uses only the chunks that pass
+verification and recomputes the others with a warning, so an interrupted
+sweep resumes without recomputing finished work and a damaged, edited or
+foreign chunk never reaches the result; a different sweep in the same folder
+is refused. The result is assembled from the Arrow tables of the chunks, so a
+resumed sweep writes the same Parquet bytes as an uninterrupted one.
 """
 
 from __future__ import annotations
@@ -36,8 +37,7 @@ import hashlib
 import json
 import math
 import os
-import tempfile
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -51,8 +51,10 @@ from cvlib.core.executors import run_baseline, run_validity_aware
 from cvlib.core.law import break_ticks, predicted_pfw
 from cvlib.core.validation import require_choice, require_int
 from cvlib.experiments.article import run_row
+from cvlib.experiments.checkpoints import Checkpoint, atomic_write, cvlib_version
 from cvlib.scenarios.named import get_scenario, run_scenario
 from cvlib.scenarios.random_plans import FAMILIES, random_setup
+from cvlib.scenarios.sizes import check_runs, random_plan_size
 
 BACKENDS: tuple[str, ...] = ("serial", "processes", "dask")
 
@@ -101,7 +103,10 @@ class Grid:
     def __init__(self, scenario: str, **params: Iterable[Any]) -> None:
         definition = get_scenario(scenario)
         checked = tuple((name, _scalar_values(name, values)) for name, values in params.items())
-        definition.resolve({name: values[0] for name, values in checked})  # names and types, early
+        definition.resolve({name: values[0] for name, values in checked})  # names, early
+        for name, values in checked:  # and every value, before any task runs
+            for value in values:
+                definition.resolve({name: value})
         object.__setattr__(self, "scenario", scenario)
         object.__setattr__(self, "params", checked)
 
@@ -149,6 +154,8 @@ class RandomFamily:
         require_int("count", self.count, minimum=0)
         require_int("max_steps", self.max_steps, minimum=1)
         require_choice("plan family", self.family, (*FAMILIES, "mixed"))
+        check_runs("count", self.count)
+        random_plan_size(self.family, self.max_steps).check()
 
     def __len__(self) -> int:
         return self.count
@@ -199,62 +206,31 @@ def _chunk_table(spec: SweepSpec, start: int, stop: int) -> pa.Table:
     return pa.Table.from_pandas(pd.DataFrame(spec.rows(start, stop)), preserve_index=False)
 
 
-def _through_parquet(table: pa.Table) -> pa.Table:
-    """The table as it reads back from a Parquet file (types exactly as a checkpoint gives them)."""
+def _parquet_bytes(table: pa.Table) -> bytes:
+    """The table as the bytes of a Parquet file: what a checkpoint stores and hashes."""
     sink = pa.BufferOutputStream()
     pq.write_table(table, sink)
-    return pq.read_table(pa.BufferReader(sink.getvalue()))
+    return sink.getvalue().to_pybytes()
+
+
+def _read_parquet_bytes(data: bytes) -> pa.Table:
+    """A table back from Parquet bytes (types exactly as a checkpoint gives them)."""
+    return pq.read_table(pa.BufferReader(data))
+
+
+def _task_ids(table: pa.Table) -> list[int] | None:
+    """The ``task`` column of a chunk, if it has one: a chunk must hold the tasks of its range."""
+    if "task" not in table.column_names:
+        return None
+    return table.column("task").to_pylist()
 
 
 def _chunk_bounds(n: int, chunk_size: int) -> list[tuple[int, int]]:
     return [(lo, min(lo + chunk_size, n)) for lo in range(0, n, chunk_size)]
 
 
-def _atomic_write(path: Path, write: Callable[[Path], None]) -> None:
-    """Write through a temporary file in the same folder, then rename over ``path``."""
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    os.close(fd)
-    try:
-        write(Path(tmp))
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 def _write_table(table: pa.Table, path: Path) -> None:
-    _atomic_write(path, lambda tmp: pq.write_table(table, tmp))
-
-
-class _Checkpoint:
-    """A folder of finished chunks plus a manifest naming the sweep they belong to."""
-
-    def __init__(self, folder: str | os.PathLike[str], manifest: dict[str, Any]) -> None:
-        self.folder = Path(folder)
-        self.folder.mkdir(parents=True, exist_ok=True)
-        path = self.folder / "sweep.json"
-        text = json.dumps(manifest, sort_keys=True, indent=1)
-        if path.exists():
-            found = path.read_text()
-            if json.loads(found) != manifest:
-                raise SweepError(
-                    f"checkpoint folder {str(self.folder)!r} holds another sweep ({found.strip()[:200]}); "
-                    f"use a new folder or delete it"
-                )
-        else:
-            _atomic_write(path, lambda tmp: tmp.write_text(text))
-
-    def path(self, chunk: int) -> Path:
-        return self.folder / f"chunk-{chunk:06d}.parquet"
-
-    def done(self, chunk: int) -> bool:
-        return self.path(chunk).exists()
-
-    def save(self, chunk: int, table: pa.Table) -> None:
-        _write_table(table, self.path(chunk))
-
-    def load(self, chunk: int) -> pa.Table:
-        return pq.read_table(self.path(chunk))
+    atomic_write(path, lambda tmp: pq.write_table(table, tmp))
 
 
 # -- backends --------------------------------------------------------------------------
@@ -354,7 +330,8 @@ def sweep(
         the sweep's identity: resuming needs the same value.
     checkpoint:
         Folder for finished chunks; an interrupted sweep run again with the
-        same folder resumes where it stopped.
+        same folder resumes where it stopped, after verifying every chunk
+        it finds there.
     out:
         Parquet file to write the result to (atomically).
     progress:
@@ -369,17 +346,35 @@ def sweep(
     retries = require_int("retries", retries, minimum=0)
     if address is not None and backend != "dask":
         raise SweepError(f"a scheduler address ({address!r}) only makes sense with backend='dask', got {backend!r}")
-    n = len(spec)
+    n = check_runs("the sweep's tasks", len(spec))
     bounds = _chunk_bounds(n, chunk_size)
     manifest = {"spec": spec.describe(), "tasks": n, "chunk_size": chunk_size}
     token = hashlib.sha256(json.dumps(manifest, sort_keys=True).encode()).hexdigest()[:16]
-    store = _Checkpoint(checkpoint, manifest) if checkpoint is not None else None
-    tables: dict[int, pa.Table] = {}
-    todo = []
-    for chunk, (lo, hi) in enumerate(bounds):
-        if store is not None and store.done(chunk):
-            continue
-        todo.append((chunk, lo, hi))
+    identity = {**manifest, "seed": getattr(spec, "seed", None), "cvlib_version": cvlib_version()}
+    store = Checkpoint(checkpoint, identity, bounds) if checkpoint is not None else None
+    try:
+        return _run_chunks(spec, bounds, store, backend, workers, address, retries, token, out, progress)
+    finally:
+        if store is not None:
+            store.close()
+
+
+def _run_chunks(
+    spec: SweepSpec,
+    bounds: list[tuple[int, int]],
+    store: Checkpoint | None,
+    backend: str,
+    workers: int,
+    address: str | None,
+    retries: int,
+    token: str,
+    out: str | os.PathLike[str] | None,
+    progress: bool,
+) -> pd.DataFrame:
+    """Chunks from a verified checkpoint, the others computed (and saved); all in task order."""
+    n = bounds[-1][1] if bounds else 0
+    tables: dict[int, pa.Table] = store.verified(_read_parquet_bytes, _task_ids) if store is not None else {}
+    todo = [(chunk, lo, hi) for chunk, (lo, hi) in enumerate(bounds) if chunk not in tables]
     from tqdm import (
         tqdm,  # plain text bar on stderr; tqdm.auto warns in kernels without widgets
     )
@@ -391,17 +386,12 @@ def sweep(
             for chunk, table in runner(spec, todo, workers=workers, address=address, retries=retries, token=token):
                 if chunk in tables:
                     raise SweepError(f"chunk {chunk} came back twice")  # cannot happen: one future per chunk
+                data = _parquet_bytes(table)
                 if store is not None:
-                    store.save(chunk, table)
-                    table = store.load(chunk)  # what a resumed sweep will read
-                else:
-                    table = _through_parquet(table)  # the same round trip, so both give identical frames
+                    store.save(chunk, data, table.num_rows)
+                table = _read_parquet_bytes(data)  # what a resumed sweep will read, so both give identical frames
                 tables[chunk] = table
                 bar.update(table.num_rows)
-    if store is not None:
-        for chunk in range(len(bounds)):
-            if chunk not in tables:
-                tables[chunk] = store.load(chunk)
     missing = [chunk for chunk in range(len(bounds)) if chunk not in tables]
     if missing:
         raise SweepError(f"chunks {missing[:10]} never came back")

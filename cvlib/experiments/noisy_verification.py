@@ -28,6 +28,7 @@ from cvlib.core.validation import (
 from cvlib.core.verification import break_even_prior, expected_saving
 from cvlib.core.world import World
 from cvlib.scenarios import generators
+from cvlib.scenarios.sizes import check_runs
 
 
 @dataclass(frozen=True, slots=True)
@@ -192,6 +193,7 @@ def verification_sweep(
     """
     chain_spec = AmbiguousChain(depth, change_tick)
     n_schedules = require_int("n_schedules", n_schedules, minimum=1)
+    check_runs("n_schedules", n_schedules)
     cost = require_int("cost", cost, minimum=0)
     seed = require_int("seed", seed)
     for policy in policies:

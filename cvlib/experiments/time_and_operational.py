@@ -22,6 +22,7 @@ from cvlib.core.validation import require_int, require_probability
 from cvlib.core.world import World
 from cvlib.scenarios import generators
 from cvlib.scenarios.builders import operational_setup
+from cvlib.scenarios.sizes import check_runs
 
 __all__ = ["OPERATIONAL_CHECKERS", "operational_comparison", "ttl_sweep"]
 
@@ -78,6 +79,7 @@ def ttl_sweep(
         completion, plus the baseline's row per rate (``ttl`` = "baseline").
     """
     n_schedules = require_int("n_schedules", n_schedules, minimum=1)
+    check_runs("n_schedules", n_schedules)
     depth = require_int("depth", depth, minimum=1)
     seed = require_int("seed", seed)
     for ttl in ttls:

@@ -1,7 +1,7 @@
 """Representations rendered deterministically from a canonical record.
 
 Five forms per content object, each from the frozen record, never from one
-another unless asked (see :func:`cascade`):
+another unless asked (see :func:`~cvlib.fidelity.cascade.cascade`):
 
 ``full``
     Narrative plus every element as a sentence: the raw source.

@@ -22,7 +22,7 @@ have changed. Three per symbol:
 Python files are read with :mod:`ast` and ``symtable``; Rust files with
 tree-sitter (loaded only when a ``.rs`` file is met).
 
-:data:`MIN_IDENTIFIABLE_NODES`: a normalized tree with fewer nodes than this
+:data:`~cvlib.notes.symbols.MIN_IDENTIFIABLE_NODES`: a normalized tree with fewer nodes than this
 is too small to identify -- ``def f(self): pass`` has 4 nodes, ``def f(self):
 return self._x`` has 6. Such bodies recur all over real code, so finding one
 elsewhere is no evidence that *this* one moved there; the gate never turns

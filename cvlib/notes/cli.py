@@ -20,7 +20,7 @@ from typing import Any
 
 import click
 
-from cvlib.core.errors import CvlibError
+from cvlib.core.errors import CvlibError, ParameterError
 
 from .anchors import Unreadable, read_snapshot
 from .gate import Note, Status, SymbolIndex, Tier, agent_visible, anchor, locate
@@ -47,8 +47,9 @@ def _friendly(command):
         try:
             return command(*args, **kwargs)
         except CvlibError as err:
+            # What was typed is wrong (2), or what was read is (1): the rule of every cvlib command.
             click.echo(f"error: {err}", err=True)
-            sys.exit(2)
+            sys.exit(2 if isinstance(err, ParameterError) else 1)
         except (click.exceptions.Exit, click.ClickException, SystemExit, KeyboardInterrupt):
             raise
         except Exception as err:  # never a traceback unless asked for

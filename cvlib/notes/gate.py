@@ -37,7 +37,7 @@ AMBIGUOUS
     gone from its place, and several such symbols have it.
 MISSING
     gone from its place, and no such symbol has it (a body below
-    :data:`~cvlib.notes.anchors.MIN_IDENTIFIABLE_NODES` nodes never counts
+    :data:`~cvlib.notes.symbols.MIN_IDENTIFIABLE_NODES` nodes never counts
     as found: its twin elsewhere proves nothing).
 
 Other files that cannot be read or parsed are skipped when searching for a

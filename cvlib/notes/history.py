@@ -226,7 +226,7 @@ def survival(replayed: pd.DataFrame, column: str = "status") -> pd.DataFrame:
 def duplicate_share_by_size(table: pd.DataFrame, kinds: Iterable[str] = NOTE_KINDS) -> pd.DataFrame:
     """Share of symbols whose normalized hash another symbol of the same release shares, by tree size.
 
-    This is the evidence behind :data:`~cvlib.notes.anchors.MIN_IDENTIFIABLE_NODES`:
+    This is the evidence behind :data:`~cvlib.notes.symbols.MIN_IDENTIFIABLE_NODES`:
     small bodies recur, so a lone twin of one proves little.
     """
     rows = table[table["kind"].isin(list(kinds))]

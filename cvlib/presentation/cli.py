@@ -1,47 +1,181 @@
 """The ``cvlib`` command line: run scenarios, check the law, list what exists.
 
-Built on click so that usage errors, ``--help`` and exit codes behave the way
-shell users expect; library errors are turned into one-line messages instead
-of tracebacks.
+Built on click so that ``--help`` and options behave the way shell users
+expect. Whatever goes wrong, the command says so in one line on stderr and
+exits with a status a script can test:
+
+* 2, a usage error: an unknown command or option, a malformed ``-p``, an
+  unknown scenario or parameter, a value out of range or a plan above the
+  size limit (everything the user typed);
+* 1, a runtime error: a spec file that cannot be read or is not valid, a sweep
+  that cannot go on, the machine running out of memory, or a bug, for which
+  the line ends with "run with --debug for the traceback".
 """
 
 from __future__ import annotations
 
 import json
 import sys
-from functools import wraps
+import traceback
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import click
 
-from cvlib.core.errors import CvlibError
+from cvlib.core.errors import CvlibError, ParameterError
+from cvlib.core.validation import parse_int, shown
 from cvlib.experiments.law_check import law_rows
 from cvlib.notes.cli import notes
 from cvlib.scenarios.named import SCENARIOS, get_scenario, run_scenario
+from cvlib.scenarios.sizes import size_limits
 from cvlib.scenarios.spec import run_spec
 
+#: Exit status of a usage error (what was typed is wrong).
+USAGE_ERROR = 2
+#: Exit status of a runtime error (what was typed is fine; running it failed).
+RUNTIME_ERROR = 1
+#: Exit status after Ctrl-C, as shells report a SIGINT.
+INTERRUPTED = 130
 
-def _friendly(command):
-    """Turn a CvlibError into ``error: message`` and exit status 2."""
+_STATE = {"debug": False}
 
-    @wraps(command)
-    def wrapper(*args: Any, **kwargs: Any):
+
+def one_line(message: str) -> str:
+    """``message`` on one line: its lines joined, runs of blanks kept as typed within a line.
+
+    YAML parsers and some OS errors write several lines; a command's error
+    must stay one line so that ``2>&1 | tail -1`` and log scrapers see all of it.
+
+    Parameters
+    ----------
+    message : str
+        Any error text.
+
+    Returns
+    -------
+    str
+    """
+    parts = [part.strip() for part in str(message).splitlines() if part.strip()]
+    return " ".join(parts) if parts else "(no message)"
+
+
+def _fail(message: str, status: int) -> None:
+    click.echo(f"error: {one_line(message)}", err=True)
+    sys.exit(status)
+
+
+def _traceback_if_debug() -> None:
+    """With ``--debug``, the traceback goes to stderr before the one-line message."""
+    if _STATE["debug"]:
+        traceback.print_exc()
+
+
+def shown_text(err: BaseException) -> str:
+    """An exception's message for one line: at most about 200 characters."""
+    text = one_line(str(err))
+    return text if len(text) <= 200 else f"{text[:180]}... ({len(text):,} characters)"
+
+
+def _status_of(err: CvlibError) -> int:
+    """Bad parameter values are usage errors; a bad file, sweep or notes repository is a runtime error."""
+    return USAGE_ERROR if isinstance(err, ParameterError) else RUNTIME_ERROR
+
+
+class _CvlibGroup(click.Group):
+    """The top-level group: every failure becomes one line on stderr and an exit status."""
+
+    def main(  # type: ignore[override]
+        self,
+        args: Sequence[str] | None = None,
+        prog_name: str | None = None,
+        complete_var: str | None = None,
+        standalone_mode: bool = True,
+        **extra: Any,
+    ) -> Any:
+        """Run the command line; with ``standalone_mode`` (the default) exit with the status described above."""
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        _STATE["debug"] = False
         try:
-            return command(*args, **kwargs)
+            status = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        except SystemExit:
+            raise
+        except click.UsageError as err:
+            hint = f" (see '{err.ctx.command_path} --help')" if err.ctx is not None else ""
+            _fail(err.format_message().rstrip(".") + hint, USAGE_ERROR)
+        except click.ClickException as err:
+            _fail(err.format_message(), err.exit_code)
+        except click.exceptions.Abort:
+            _fail("interrupted", INTERRUPTED)
+        except KeyboardInterrupt:
+            _fail("interrupted", INTERRUPTED)
         except CvlibError as err:
-            click.echo(f"error: {err}", err=True)
-            sys.exit(2)
+            _traceback_if_debug()
+            _fail(str(err), _status_of(err))
+        except MemoryError:
+            _traceback_if_debug()
+            _fail("out of memory; try smaller parameters (run with --debug for the traceback)", RUNTIME_ERROR)
+        except OSError as err:
+            _traceback_if_debug()
+            where = f" ({err.filename})" if getattr(err, "filename", None) else ""
+            _fail(f"{err.strerror or type(err).__name__}{where}", RUNTIME_ERROR)
+        except Exception as err:
+            _traceback_if_debug()
+            _fail(f"unexpected {type(err).__name__}: {shown_text(err)}; run with --debug for the traceback", RUNTIME_ERROR)
+        sys.exit(status if isinstance(status, int) else 0)
 
-    return wrapper
+
+def _set_debug(ctx: click.Context, param: click.Parameter, value: bool) -> None:
+    if value:
+        _STATE["debug"] = True
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+def _debug_option(command: Callable[..., Any]) -> Callable[..., Any]:
+    """``--debug``, accepted before or after the command name."""
+    return click.option(
+        "--debug",
+        is_flag=True,
+        expose_value=False,
+        is_eager=True,
+        callback=_set_debug,
+        help="Let an error show its full traceback instead of one line.",
+    )(command)
+
+
+class _AsciiInt(click.ParamType):
+    """An integer option written in ASCII digits (click's INT would read ``٣`` as 3)."""
+
+    name = "integer"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> int:
+        """Read ``value`` with :func:`~cvlib.core.validation.parse_int`; a bad one is a usage error."""
+        if isinstance(value, int):
+            return value
+        try:
+            return parse_int("the value", value, minimum=1)
+        except ParameterError as err:
+            self.fail(str(err), param, ctx)
+
+
+def _max_steps_option(command: Callable[..., Any]) -> Callable[..., Any]:
+    return click.option(
+        "--max-steps",
+        type=_AsciiInt(),
+        default=None,
+        metavar="N",
+        help="Largest plan to build, in steps (default 10,000,000, or $CVLIB_MAX_STEPS).",
+    )(command)
+
+
+@click.group(cls=_CvlibGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="cvlib")
+@_debug_option
 def main() -> None:
     """Context validity: what acting on stale facts costs, and what checking first buys back."""
 
 
 @main.command("list")
+@_debug_option
 def list_scenarios() -> None:
     """List the named scenarios with their parameters and defaults."""
     for definition in SCENARIOS.values():
@@ -56,11 +190,13 @@ def _parse_params(name: str, pairs: tuple[str, ...]) -> dict[str, Any]:
     params: dict[str, Any] = {}
     for pair in pairs:
         if "=" not in pair:
-            raise click.BadParameter(f"expected key=value, got {pair!r}", param_hint="--param")
+            raise click.BadParameter(f"expected key=value, got {shown(pair)}", param_hint="'--param' / '-p'")
         key, value = pair.split("=", 1)
         key = key.strip()
         if key not in known:
             definition.resolve({key: None})  # raises the standard "no parameter" error
+        if key in params:
+            raise ParameterError(f"{key} is given twice (-p {key}=...); give each parameter once")
         params[key] = known[key].parse(value)
     return params
 
@@ -86,14 +222,23 @@ def _table(run) -> str:
     return "\n".join(lines)
 
 
-@main.command("run")
+_RUN_HELP = f"""Run scenario NAME on both executors.
+
+NAME is one of {", ".join(SCENARIOS)}; `cvlib list` describes each, with its
+parameters and their defaults. Override a parameter with -p, e.g.
+`cvlib run A -p depth=6 -p change_tick=2`.
+"""
+
+
+@main.command("run", help=_RUN_HELP)
 @click.argument("name")
 @click.option("--param", "-p", "pairs", multiple=True, metavar="KEY=VALUE", help="Override a scenario parameter.")
 @click.option("--json", "as_json", is_flag=True, help="Print the run as JSON instead of a table.")
-@_friendly
-def run(name: str, pairs: tuple[str, ...], as_json: bool) -> None:
-    """Run scenario NAME on both executors."""
-    result = run_scenario(name, **_parse_params(name, pairs))
+@_max_steps_option
+@_debug_option
+def run(name: str, pairs: tuple[str, ...], as_json: bool, max_steps: int | None) -> None:
+    with size_limits(steps=max_steps):
+        result = run_scenario(name, **_parse_params(name, pairs))
     if as_json:
         click.echo(json.dumps(result.to_dict(), indent=2, sort_keys=True))
         return
@@ -103,7 +248,7 @@ def run(name: str, pairs: tuple[str, ...], as_json: bool) -> None:
 
 
 @main.command("law")
-@_friendly
+@_debug_option
 def law() -> None:
     """Check the closed-form PFW law on the 15 published cases; exit 1 on any mismatch."""
     rows = law_rows()
@@ -125,12 +270,26 @@ def _text_table(rows: list[dict[str, Any]], keys: tuple[str, ...]) -> str:
 
 
 @main.command("spec")
-@click.argument("path", type=click.Path(dir_okay=False))
+@click.argument("path", type=click.Path(exists=True, dir_okay=False))
 @click.option("--json", "as_json", is_flag=True, help="Print the run as JSON instead of a table.")
-@_friendly
-def spec(path: str, as_json: bool) -> None:
-    """Run the scenario described by the spec file PATH (YAML or JSON)."""
-    result = run_spec(path)
+@_max_steps_option
+@_debug_option
+def spec(path: str, as_json: bool, max_steps: int | None) -> None:
+    """Run the scenario described by the spec file PATH (YAML or JSON).
+
+    A spec file is one mapping with the keys: name (required); title and
+    description (for its book page); facts (required: a list of id, value and
+    optional valid_until); plan (required: a generator, chain, branching or
+    multi_branch, with its params, or explicit steps with id, kind, requires
+    and after); events (a list of tick, fact, kind replace or ambiguous,
+    new_value, ground_truth_changed); at_risk; and budget (null computes it).
+
+    Example: data/scenarios/two_suppliers.yaml. The book page "The spec file
+    format" (book/spec_format.md) documents every key, and
+    `bash scripts/book.sh --spec PATH` turns a spec file into a page of the book.
+    """
+    with size_limits(steps=max_steps):
+        result = run_spec(path)
     if as_json:
         click.echo(json.dumps(result.to_dict(), indent=2, sort_keys=True, default=str))
         return

@@ -12,6 +12,7 @@ from cvlib.core.executors import compute_budget
 from cvlib.core.facts import Fact
 from cvlib.core.graph import PlanGraph, Step, StepKind
 from cvlib.core.validation import require_int
+from cvlib.scenarios import sizes
 from cvlib.scenarios.plan_families import staged_chain
 from cvlib.scenarios.setup import ScenarioSetup
 
@@ -63,6 +64,7 @@ def operational_setup(depth: int = 8, db_step: int = 1) -> tuple[PlanGraph, tupl
         The plan, its two facts, and ``{"F2": "db"}``: which resource supports which fact.
     """
     depth = require_int("depth", depth, minimum=2)
+    sizes.chain_size(depth).check()
     db_step = require_int("db_step", db_step, minimum=0)
     if db_step >= depth - 1:
         raise ParameterError(f"db_step must be a step before the action (< {depth - 1}), got {db_step}")

@@ -16,6 +16,7 @@ from itertools import accumulate
 from cvlib.core.errors import ParameterError
 from cvlib.core.graph import PlanGraph, StepKind
 from cvlib.core.validation import require_int, require_name
+from cvlib.scenarios import sizes
 
 _EMPTY: frozenset[str] = frozenset()
 
@@ -27,6 +28,7 @@ def chain(depth: int, root_fact: str = "F1") -> PlanGraph:
     and the rest are decisions; with ``depth == 1`` the only step is an action
     that requires ``root_fact`` itself.
     """
+    sizes.chain_size(depth).check()
     depth = require_int("depth", depth, minimum=1)
     root_fact = require_name("root_fact", root_fact)
     kinds = [StepKind.DECISION] * depth
@@ -84,6 +86,7 @@ def _sample_positions(getrandbits: Callable[[int], int], n: int, k: int) -> list
 
 def branching_layer_widths(depth: int, branching_factor: int, merge_factor: int) -> list[int]:
     """Widths of the diamond's layers: fan out for the first half, merge after, end on one action."""
+    sizes.branching_size(depth, branching_factor, merge_factor).check()
     widths = []
     width = 1
     for layer in range(depth):
@@ -111,6 +114,7 @@ def branching(
     generator for the whole plan, sampled layer by layer, step by step), so the
     same seed gives the same wiring.
     """
+    sizes.branching_size(depth, branching_factor, merge_factor).check()
     depth = require_int("depth", depth, minimum=1)
     branching_factor = require_int("branching_factor", branching_factor, minimum=1)
     merge_factor = require_int("merge_factor", merge_factor, minimum=1)
@@ -158,6 +162,7 @@ def multi_branch(pre_merge_depth: int, num_branches: int, post_merge_depth: int)
     branch's last step and ends on the action. Breaking one branch's fact
     exposes only that branch and the shared segment.
     """
+    sizes.multi_branch_size(pre_merge_depth, num_branches, post_merge_depth).check()
     p = require_int("pre_merge_depth", pre_merge_depth, minimum=1)
     b = require_int("num_branches", num_branches, minimum=1)
     q = require_int("post_merge_depth", post_merge_depth, minimum=1)
@@ -197,6 +202,7 @@ def multi_branch(pre_merge_depth: int, num_branches: int, post_merge_depth: int)
 def branch_facts(num_branches: int) -> list[str]:
     """The private facts of :func:`multi_branch`'s branches, ``F1 … F{num_branches}``."""
     num_branches = require_int("num_branches", num_branches, minimum=1)
+    sizes.facts_size(num_branches).check()
     return [f"F{b + 1}" for b in range(num_branches)]
 
 

@@ -17,7 +17,7 @@ from cvlib.core.executors import compute_budget
 from cvlib.core.facts import Fact
 from cvlib.core.graph import PlanGraph
 from cvlib.core.rules import ExecutionRules
-from cvlib.core.validation import require_bool, require_int
+from cvlib.core.validation import parse_int, require_bool, require_int, shown
 from cvlib.scenarios import generators
 from cvlib.scenarios.setup import ScenarioRun, ScenarioSetup
 
@@ -35,7 +35,18 @@ class Param:
     help: str = ""
 
     def check(self, value: Any) -> Any:
-        """``value`` if it suits this parameter, else a :class:`~cvlib.errors.ParameterError` naming it."""
+        """``value`` if it suits this parameter, else a :class:`~cvlib.core.errors.ParameterError` naming it.
+
+        Parameters
+        ----------
+        value : object
+            What was given.
+
+        Returns
+        -------
+        object
+            The checked value (a plain ``int``, a ``bool``, or None).
+        """
         if self.kind == "bool":
             return require_bool(self.name, value)
         if self.kind == "optional_int" and value is None:
@@ -43,20 +54,28 @@ class Param:
         return require_int(self.name, value, minimum=self.minimum)
 
     def parse(self, text: str) -> Any:
-        """Read a value typed on the command line."""
+        """Read a value typed on the command line: integers in ASCII digits only (``٣`` and ``1_0`` are refused).
+
+        Parameters
+        ----------
+        text : str
+            What was typed after ``KEY=``.
+
+        Returns
+        -------
+        object
+            The value, then checked by :meth:`check`.
+        """
         lowered = text.strip().lower()
         if self.kind == "bool":
             if lowered in {"true", "yes", "1"}:
                 return True
             if lowered in {"false", "no", "0"}:
                 return False
-            raise ParameterError(f"{self.name} must be true or false, got {text!r}")
+            raise ParameterError(f"{self.name} must be true or false, got {shown(text)}")
         if self.kind == "optional_int" and lowered in {"none", "null", ""}:
             return None
-        try:
-            return int(text)
-        except ValueError:
-            raise ParameterError(f"{self.name} must be an integer, got {text!r}") from None
+        return parse_int(self.name, text)
 
 
 DEPTH_HELP = "steps in the chain"
@@ -78,16 +97,32 @@ class ScenarioDefinition:
     build: Callable[..., ScenarioSetup]
 
     def defaults(self) -> dict[str, Any]:
-        """Each parameter's default, the values the article ran."""
+        """Each parameter's default, the values the article ran.
+
+        Returns
+        -------
+        dict
+        """
         return {p.name: p.default for p in self.params}
 
     def resolve(self, given: Mapping[str, Any]) -> dict[str, Any]:
-        """Defaults overlaid with ``given``, every value checked; unknown names are an error."""
+        """Defaults overlaid with ``given``, every value checked; unknown names are an error.
+
+        Parameters
+        ----------
+        given : mapping of str to object
+            Parameters to override.
+
+        Returns
+        -------
+        dict
+            Every parameter's value.
+        """
         known = {p.name: p for p in self.params}
         unknown = sorted(set(given) - set(known))
         if unknown:
             raise ParameterError(
-                f"scenario {self.name!r} has no parameter {', '.join(map(repr, unknown))}; "
+                f"scenario {self.name!r} has no parameter {', '.join(map(shown, unknown))}; "
                 f"valid parameters: {', '.join(f'{p.name} (default {p.default!r})' for p in self.params)}"
             )
         values = self.defaults()
@@ -96,7 +131,17 @@ class ScenarioDefinition:
         return values
 
     def setup(self, **params: Any) -> ScenarioSetup:
-        """Check ``params`` against the defaults and build the scenario's setup."""
+        """Check ``params`` against the defaults and build the scenario's setup.
+
+        Parameters
+        ----------
+        **params
+            Parameters to override.
+
+        Returns
+        -------
+        ScenarioSetup
+        """
         values = self.resolve(params)
         return self.build(**values)
 
@@ -257,27 +302,67 @@ SCENARIOS: dict[str, ScenarioDefinition] = {
 
 
 def scenario_names() -> list[str]:
-    """The article's scenario names, in the order the article presents them."""
+    """The article's scenario names, in the order the article presents them.
+
+    Returns
+    -------
+    list of str
+    """
     return list(SCENARIOS)
 
 
 def get_scenario(name: str) -> ScenarioDefinition:
-    """The definition of a named scenario; an unknown name raises a :class:`~cvlib.errors.ParameterError` listing the known ones."""
+    """The definition of a named scenario.
+
+    Parameters
+    ----------
+    name : str
+        One of :func:`scenario_names`; an unknown name raises a :class:`~cvlib.core.errors.ParameterError` listing them.
+
+    Returns
+    -------
+    ScenarioDefinition
+    """
     if not isinstance(name, str) or name not in SCENARIOS:
-        raise ParameterError(f"unknown scenario {name!r}; expected one of {', '.join(SCENARIOS)}")
+        raise ParameterError(f"unknown scenario {shown(name)}; expected one of {', '.join(SCENARIOS)}")
     return SCENARIOS[name]
 
 
 def setup_scenario(name: str, **params: Any) -> ScenarioSetup:
-    """The setup of a named scenario, parameters checked and defaults filled in."""
+    """The setup of a named scenario, parameters checked and defaults filled in.
+
+    Parameters
+    ----------
+    name : str
+        One of :func:`scenario_names`.
+    **params
+        Parameters to override (see :func:`get_scenario`'s ``params``).
+
+    Returns
+    -------
+    ScenarioSetup
+    """
     return get_scenario(name).setup(**params)
 
 
 def run_scenario(name: str, *, rules: ExecutionRules | None = None, **params: Any) -> ScenarioRun:
-    """Run a named scenario on both executors (under ``rules`` if given; see :mod:`cvlib.rules`).
+    """Run a named scenario on both executors.
 
     >>> run = run_scenario("A")
     >>> run.baseline.steps_used, run.validity_aware.steps_used
     (9, 6)
+
+    Parameters
+    ----------
+    name : str
+        One of :func:`scenario_names`.
+    rules : ExecutionRules, optional
+        The extension chapters' options (see :mod:`cvlib.core.rules`); None is the article's.
+    **params
+        Parameters to override.
+
+    Returns
+    -------
+    ScenarioRun
     """
     return setup_scenario(name, **params).run(rules=rules)

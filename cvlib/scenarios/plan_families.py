@@ -10,6 +10,7 @@ from __future__ import annotations
 from cvlib.core.errors import ParameterError
 from cvlib.core.graph import PlanGraph, Step, StepKind
 from cvlib.core.validation import require_int
+from cvlib.scenarios import sizes
 
 
 def action_positions(depth: int, num_actions: int) -> list[int]:
@@ -54,6 +55,7 @@ def staged_chain(depth: int, num_actions: int = 1, root_fact: str = "F1") -> Pla
     -------
     PlanGraph
     """
+    sizes.chain_size(depth).check()
     actions = set(action_positions(depth, num_actions))
     width = len(str(depth - 1))
     ids = [f"S{i:0{width}d}" for i in range(depth)] if num_actions > 1 else [f"S{i}" for i in range(depth)]

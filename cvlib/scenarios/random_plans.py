@@ -29,6 +29,7 @@ from cvlib.core.executors import compute_budget
 from cvlib.core.facts import Fact
 from cvlib.core.graph import PlanGraph, StepKind
 from cvlib.core.validation import require_choice, require_int, require_probability
+from cvlib.scenarios import sizes
 from cvlib.scenarios.generators import branching, chain, multi_branch
 from cvlib.scenarios.setup import ScenarioSetup
 
@@ -39,8 +40,19 @@ _EMPTY: frozenset[str] = frozenset()
 
 
 def fact_ids(num_facts: int) -> list[str]:
-    """The fact names random plans use, ``F1 … F{num_facts}``."""
+    """The fact names random plans use, ``F1 … F{num_facts}``.
+
+    Parameters
+    ----------
+    num_facts : int
+        How many (at least 1).
+
+    Returns
+    -------
+    list of str
+    """
     num_facts = require_int("num_facts", num_facts, minimum=1)
+    sizes.facts_size(num_facts).check()
     return [f"F{i + 1}" for i in range(num_facts)]
 
 
@@ -74,7 +86,12 @@ def layered_dag(
         Facts ``F1 … F{num_facts}`` the steps draw their requirements from.
     seed:
         Seed of the :class:`random.Random` that draws everything.
+
+    Returns
+    -------
+    PlanGraph
     """
+    sizes.layered_dag_size(num_layers, max_width, num_facts, max_predecessors).check()
     num_layers = require_int("num_layers", num_layers, minimum=1)
     max_width = require_int("max_width", max_width, minimum=1)
     facts = fact_ids(num_facts)
@@ -136,7 +153,12 @@ def isolated_fan_out(
         Levels after each branch's first step (>= 0).
     post_merge_depth:
         Steps in the shared segment (>= 1).
+
+    Returns
+    -------
+    PlanGraph
     """
+    sizes.isolated_fan_out_size(num_branches, fan_out, branch_depth, post_merge_depth).check()
     num_branches = require_int("num_branches", num_branches, minimum=1)
     fan_out = require_int("fan_out", fan_out, minimum=1)
     seed = require_int("seed", seed)
@@ -180,6 +202,21 @@ def random_facts(
     A horizon is a tick drawn from ``0 … horizon``, so validity-aware
     executors meet STALE facts and pay for verifications; expiry never breaks
     a fact in ground truth, so the law does not see it.
+
+    Parameters
+    ----------
+    facts : sequence of str
+        Fact ids.
+    seed : int
+        Seed of the draws.
+    horizon : int
+        Latest tick a horizon may fall on.
+    expiry_prob : float
+        Probability that a fact has a horizon.
+
+    Returns
+    -------
+    tuple of Fact
     """
     horizon = require_int("horizon", horizon, minimum=0)
     expiry_prob = require_probability("expiry_prob", expiry_prob)
@@ -206,6 +243,21 @@ def random_events(
     fact also gets a false alarm (an ambiguous signal, nothing changed) with
     probability ``false_alarm_prob``, at its own random tick. Events are
     listed in fact order; the world sorts them by tick.
+
+    Parameters
+    ----------
+    facts : sequence of str
+        Fact ids.
+    seed : int
+        Seed of the draws.
+    horizon : int
+        Latest tick an event may fall on.
+    break_prob, ambiguous_prob, false_alarm_prob : float
+        As above.
+
+    Returns
+    -------
+    tuple of Event
     """
     horizon = require_int("horizon", horizon, minimum=0)
     break_prob = require_probability("break_prob", break_prob)
@@ -230,15 +282,42 @@ def plan_seed(seed: int, index: int) -> int:
 
     Derived by hashing the pair inside :class:`random.Random` (string seeds
     are hashed with SHA-512, the same on every platform and process).
+
+    Parameters
+    ----------
+    seed : int
+        The family's seed.
+    index : int
+        The plan's number.
+
+    Returns
+    -------
+    int
     """
     seed = require_int("seed", seed)
     index = require_int("index", index, minimum=0)
-    return random.Random(f"cvlib.random_plans:{seed}:{index}").getrandbits(63)
+    return random.Random(f"cvlib.scenarios.random_plans:{seed}:{index}").getrandbits(63)
 
 
 def random_plan(family: str, seed: int, max_steps: int = 60) -> tuple[PlanGraph, dict[str, int]]:
-    """One plan of ``family`` with random size parameters (within about ``max_steps`` steps) and those parameters."""
+    """One plan of ``family`` with random size parameters (within about ``max_steps`` steps).
+
+    Parameters
+    ----------
+    family : str
+        One of :data:`FAMILIES`.
+    seed : int
+        Seed of the size parameters and the wiring.
+    max_steps : int
+        About how many steps the plan may have.
+
+    Returns
+    -------
+    tuple of (PlanGraph, dict)
+        The plan and the generator parameters drawn.
+    """
     require_choice("plan family", family, FAMILIES)
+    sizes.random_plan_size(family, max_steps).check()
     max_steps = require_int("max_steps", max_steps, minimum=1)
     rng = random.Random(require_int("seed", seed))
     if family == "chain":
@@ -286,16 +365,31 @@ def random_plan(family: str, seed: int, max_steps: int = 60) -> tuple[PlanGraph,
 def random_setup(seed: int, index: int = 0, *, family: str = "mixed", max_steps: int = 60) -> ScenarioSetup:
     """Scenario number ``index`` of a seeded random family: plan, facts, events, fact at risk, budget.
 
-    ``family`` is one of :data:`FAMILIES` or ``"mixed"`` (a family drawn per
-    plan). Facts are those the plan's generator names (at least ``F1``), some
-    with validity horizons; several of them may break, at ticks up to the
-    plan's length plus two (so some break after the action, or never
-    matter). The fact at risk, which sizes the budget and the recovery cost,
-    is one the plan requires, drawn at random. The setup's name is
-    ``random-{family}`` and its parameters record the seed, the index and the
-    generator's own parameters, so a row of a sweep can be rebuilt alone.
+    Facts are those the plan's generator names (at least ``F1``), some with
+    validity horizons; several of them may break, at ticks up to the plan's
+    length plus two (so some break after the action, or never matter). The
+    fact at risk, which sizes the budget and the recovery cost, is one the
+    plan requires, drawn at random. The setup's name is ``random-{family}``
+    and its parameters record the seed, the index and the generator's own
+    parameters, so a row of a sweep can be rebuilt alone.
+
+    Parameters
+    ----------
+    seed : int
+        The family's seed.
+    index : int
+        The plan's number.
+    family : str
+        One of :data:`FAMILIES` or ``"mixed"`` (a family drawn per plan).
+    max_steps : int
+        About how many steps a plan may have.
+
+    Returns
+    -------
+    ScenarioSetup
     """
     require_choice("plan family", family, (*FAMILIES, "mixed"))
+    sizes.random_plan_size(family, max_steps).check()
     own_seed = plan_seed(seed, index)
     rng = random.Random(own_seed)
     chosen = rng.choice(FAMILIES) if family == "mixed" else family
@@ -319,8 +413,27 @@ def random_setup(seed: int, index: int = 0, *, family: str = "mixed", max_steps:
 
 
 def random_setups(seed: int, count: int, *, family: str = "mixed", max_steps: int = 60, start: int = 0) -> Iterator[ScenarioSetup]:
-    """Scenarios ``start … start + count - 1`` of a seeded family, in index order."""
+    """Scenarios ``start … start + count - 1`` of a seeded family, in index order.
+
+    Parameters
+    ----------
+    seed : int
+        The family's seed.
+    count : int
+        How many.
+    family : str
+        As for :func:`random_setup`.
+    max_steps : int
+        As for :func:`random_setup`.
+    start : int
+        The first index.
+
+    Returns
+    -------
+    iterator of ScenarioSetup
+    """
     count = require_int("count", count, minimum=0)
     start = require_int("start", start, minimum=0)
+    sizes.random_plan_size(family, max_steps).check()
     for index in range(start, start + count):
         yield random_setup(seed, index, family=family, max_steps=max_steps)

@@ -2,8 +2,9 @@
 
 A spec is a YAML or JSON mapping::
 
-    name: two-suppliers
-    description: what it tests
+    name: two-suppliers         # required: names the scenario in results
+    title: Two suppliers        # optional: the title of its book page (default: name)
+    description: what it tests  # optional: the page's opening paragraph (Markdown)
     facts:                      # every fact the world starts with
       - {id: F1, value: 420}
       - {id: F2, value: in stock, valid_until: 5}
@@ -20,12 +21,17 @@ A spec is a YAML or JSON mapping::
     at_risk: F1                 # sizes the budget and the recovery cost
     budget: null                # null: steps + closure(at_risk) + 1
 
-Every error names the file, the entry and what was expected.
+Every error names the file, the entry and what was expected. The book page
+"The spec file format" (``book/spec_format.md``) documents every key, and
+``bash scripts/book.sh --spec FILE`` turns a spec file into a page of the book.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import stat
+from collections import Counter
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -35,54 +41,217 @@ from cvlib.core.events import Event
 from cvlib.core.executors import compute_budget
 from cvlib.core.facts import Fact
 from cvlib.core.graph import PlanGraph, Step
+from cvlib.core.validation import parse_int, require_int, shown
 from cvlib.core.world import World
 from cvlib.scenarios import generators
 from cvlib.scenarios.setup import ScenarioRun, ScenarioSetup
 
-_TOP_KEYS = {"name", "description", "facts", "plan", "events", "at_risk", "budget"}
+_TOP_KEYS = {"name", "title", "description", "facts", "plan", "events", "at_risk", "budget"}
+
+#: Largest spec file read, in bytes (1 MiB); a scenario is a page of text, not a data set.
+DEFAULT_MAX_SPEC_BYTES = 1 << 20
+#: Environment variable that changes :data:`DEFAULT_MAX_SPEC_BYTES`.
+MAX_SPEC_BYTES_ENV = "CVLIB_MAX_SPEC_BYTES"
+#: Longest error message a spec error carries; a hostile file's values are cut, not echoed whole.
+_MAX_MESSAGE = 600
 
 
-def read_spec(path: str | Path) -> dict[str, Any]:
-    """Parse a YAML (.yml/.yaml) or JSON (.json) spec file into a mapping."""
-    path = Path(path)
-    if not path.is_file():
-        raise SpecError(f"scenario spec {str(path)!r} does not exist or is not a file")
-    text = path.read_text(encoding="utf-8")
+def max_spec_bytes() -> int:
+    """The spec size limit in force: ``CVLIB_MAX_SPEC_BYTES`` if set, else :data:`DEFAULT_MAX_SPEC_BYTES`.
+
+    Returns
+    -------
+    int
+    """
+    text = os.environ.get(MAX_SPEC_BYTES_ENV)
+    if text is None or not text.strip():
+        return DEFAULT_MAX_SPEC_BYTES
+    return parse_int(f"the environment variable {MAX_SPEC_BYTES_ENV}", text, minimum=1)
+
+
+def _read_bytes(path: Path, limit: int) -> bytes:
+    """At most ``limit`` bytes of a regular file, or a :class:`SpecError`; never blocks on a FIFO or a device."""
+    name = shown(str(path))
     try:
-        if path.suffix.lower() == ".json":
-            data = json.loads(text)
-        elif path.suffix.lower() in {".yml", ".yaml"}:
-            import yaml
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError as err:
+        raise SpecError(f"scenario spec {name} cannot be opened: {err.strerror}") from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise SpecError(f"scenario spec {name} is not a regular file")
+        if info.st_size > limit:
+            raise SpecError(
+                f"scenario spec {name} is {info.st_size:,} bytes; the limit is {limit:,} "
+                f"(raise it with max_bytes= or {MAX_SPEC_BYTES_ENV})"
+            )
+        chunks, size = [], 0
+        while size <= limit:  # the file may grow while it is read: never take more than the limit
+            chunk = os.read(fd, min(1 << 16, limit + 1 - size))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+    except OSError as err:
+        raise SpecError(f"scenario spec {name} cannot be read: {err.strerror}") from None
+    finally:
+        os.close(fd)
+    data = b"".join(chunks)
+    if len(data) > limit:
+        raise SpecError(f"scenario spec {name} is larger than the limit of {limit:,} bytes (it grew while read)")
+    return data
 
-            data = yaml.safe_load(text)
-        else:
-            raise SpecError(f"scenario spec {str(path)!r} must end in .yaml, .yml or .json")
-    except (json.JSONDecodeError, ImportError) as err:
-        raise SpecError(f"scenario spec {str(path)!r} could not be parsed: {err}") from None
+
+def _decode(data: bytes, name: str) -> str:
+    """The file's text: UTF-8 (a leading byte-order mark is allowed), without NUL bytes."""
+    if data.startswith(b"\xef\xbb\xbf"):
+        data = data[3:]
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as err:
+        line = data.count(b"\n", 0, err.start) + 1
+        raise SpecError(
+            f"scenario spec {name} is not UTF-8 text: byte 0x{data[err.start]:02x} at offset {err.start:,} "
+            f"(line {line}) cannot be decoded; save the file as UTF-8"
+        ) from None
+    nul = text.find("\x00")
+    if nul >= 0:
+        raise SpecError(f"scenario spec {name} holds a NUL character at offset {nul:,}: a binary file, not YAML or JSON")
+    return text
+
+
+def _yaml_problem(err: Exception) -> str:
+    """A YAML parser's error as one line: where, then what."""
+    mark = getattr(err, "problem_mark", None)
+    problem = getattr(err, "problem", None) or str(err)
+    context = getattr(err, "context", None)
+    where = f"line {mark.line + 1}, column {mark.column + 1}: " if mark is not None else ""
+    return f"{where}{context + ' ' if context else ''}{problem}"
+
+
+def _load_yaml(text: str) -> Any:
+    """``yaml.safe_load`` that refuses aliases (``*name``), so a small file cannot expand into a huge one.
+
+    With libyaml, the C parser first scans the events for an alias (a fifth
+    of the load's time) and the C loader builds the values; without it, a
+    pure-Python loader refuses the alias as it composes.
+    """
+    import yaml
+
+    def refuse(anchor: object, mark: Any) -> None:
+        raise yaml.composer.ComposerError(
+            None, None, f"found the alias *{anchor}; spec files may not use YAML aliases", mark
+        )
+
+    fast = getattr(yaml, "CSafeLoader", None)
+    if fast is not None:
+        for event in yaml.parse(text, Loader=fast):
+            if isinstance(event, yaml.AliasEvent):
+                refuse(event.anchor, event.start_mark)
+        return yaml.load(text, Loader=fast)  # noqa: S506 - libyaml's safe loader
+
+    class NoAliasLoader(yaml.SafeLoader):
+        def compose_node(self, parent: Any, index: Any) -> Any:
+            if self.check_event(yaml.AliasEvent):
+                event = self.peek_event()
+                refuse(event.anchor, event.start_mark)
+            return super().compose_node(parent, index)
+
+    return yaml.load(text, Loader=NoAliasLoader)  # noqa: S506 - a SafeLoader subclass
+
+
+def read_spec(path: str | Path, *, max_bytes: int | None = None) -> dict[str, Any]:
+    """Parse a YAML (.yml/.yaml) or JSON (.json) spec file into a mapping.
+
+    The file is read as bytes, at most ``max_bytes`` of them, decoded as
+    UTF-8, and parsed without YAML aliases (a "billion laughs" file of a few
+    hundred bytes would otherwise expand into gigabytes). Every failure is a
+    one-line :class:`~cvlib.core.errors.SpecError` naming the file.
+
+    Parameters
+    ----------
+    path : str or pathlib.Path
+        The spec file.
+    max_bytes : int or None
+        Largest file accepted; None uses :func:`max_spec_bytes` (1 MiB unless ``CVLIB_MAX_SPEC_BYTES`` says otherwise).
+
+    Returns
+    -------
+    dict
+        The file's top-level mapping.
+    """
+    path = Path(path)
+    name = shown(str(path))
+    limit = max_spec_bytes() if max_bytes is None else require_int("max_bytes", max_bytes, minimum=1)
+    suffix = path.suffix.lower()
+    if suffix not in {".json", ".yml", ".yaml"}:
+        raise SpecError(f"scenario spec {name} must end in .yaml, .yml or .json")
+    if not path.is_file():
+        raise SpecError(f"scenario spec {name} does not exist or is not a file")
+    text = _decode(_read_bytes(path, limit), name)
+    try:
+        data = json.loads(text) if suffix == ".json" else _load_yaml(text)
+    except RecursionError:
+        raise SpecError(f"scenario spec {name} could not be parsed: it is nested too deeply") from None
+    except json.JSONDecodeError as err:
+        raise SpecError(f"scenario spec {name} could not be parsed: line {err.lineno}, column {err.colno}: {err.msg}") from None
+    except ImportError as err:
+        raise SpecError(f"scenario spec {name} could not be parsed: {err}") from None
     except Exception as err:  # yaml.YAMLError and friends
-        if isinstance(err, SpecError):
-            raise
-        raise SpecError(f"scenario spec {str(path)!r} could not be parsed: {err}") from None
+        raise SpecError(f"scenario spec {name} could not be parsed: {_yaml_problem(err)}") from None
     if not isinstance(data, Mapping):
-        raise SpecError(f"scenario spec {str(path)!r} must be a mapping at the top, got {type(data).__name__}")
+        raise SpecError(f"scenario spec {name} must be a mapping at the top, got {type(data).__name__}")
     return dict(data)
 
 
 def setup_from_spec(spec: Mapping[str, Any], source: str = "spec") -> ScenarioSetup:
-    """Build a scenario setup from a parsed spec mapping."""
+    """Build a scenario setup from a parsed spec mapping.
+
+    Parameters
+    ----------
+    spec : mapping
+        What :func:`read_spec` returned.
+    source : str
+        Where it came from, named in every error.
+
+    Returns
+    -------
+    ScenarioSetup
+    """
 
     def fail(message: str) -> SpecError:
-        return SpecError(f"{source}: {message}")
+        text = f"{shown(source) if len(source) > 200 else source}: {message}"
+        if len(text) > _MAX_MESSAGE:
+            text = f"{text[:_MAX_MESSAGE - 40]}... ({len(text):,} characters)"
+        return SpecError(text)
 
-    unknown = sorted(set(spec) - _TOP_KEYS)
+    try:
+        return _setup(spec, fail)
+    except SpecError:
+        raise
+    except CvlibError as err:  # a check below the spec's own (a fact, an event, the plan) says what is wrong
+        raise fail(str(err)) from None
+    except RecursionError:
+        raise fail("a value is nested too deeply") from None
+
+
+def _setup(spec: Mapping[str, Any], fail: Any) -> ScenarioSetup:
+    if not isinstance(spec, Mapping):
+        raise fail(f"a spec is a mapping, got {type(spec).__name__}")
+
+    unknown = _unknown_keys(spec, _TOP_KEYS)
     if unknown:
-        raise fail(f"unknown key(s) {', '.join(map(repr, unknown))}; expected some of {', '.join(sorted(_TOP_KEYS))}")
+        raise fail(f"unknown key(s) {unknown}; expected some of {', '.join(sorted(_TOP_KEYS))}")
     for key in ("name", "facts", "plan"):
         if key not in spec:
-            raise fail(f"missing required key {key!r}")
+            raise fail(f"missing required key {shown(key)}")
     name = spec["name"]
     if not isinstance(name, str) or not name:
-        raise fail(f"'name' must be a non-empty string, got {name!r}")
+        raise fail(f"'name' must be a non-empty string, got {shown(name)}")
+    for key in ("title", "description"):
+        text = spec.get(key)
+        if text is not None and (not isinstance(text, str) or not text.strip()):
+            raise fail(f"{key!r} must be a non-empty string (or left out), got {shown(text)}")
 
     facts = _facts(spec["facts"], fail)
     plan = _plan(spec["plan"], fail)
@@ -102,14 +271,16 @@ def setup_from_spec(spec: Mapping[str, Any], source: str = "spec") -> ScenarioSe
         if not events:
             raise fail("'at_risk' is required when there are no events to infer it from")
         at_risk = events[0].fact_id
+    if not isinstance(at_risk, str):
+        raise fail(f"'at_risk' must be a fact id, got {shown(at_risk)}")
     if at_risk not in plan.facts:
-        raise fail(f"'at_risk' fact {at_risk!r} is not required by any step; the plan requires {sorted(plan.facts)}")
+        raise fail(f"'at_risk' fact {shown(at_risk)} is not required by any step; the plan requires {sorted(plan.facts)}")
 
     budget = spec.get("budget")
     if budget is None:
         budget = compute_budget(plan, at_risk)
     elif isinstance(budget, bool) or not isinstance(budget, int) or budget < 0:
-        raise fail(f"'budget' must be a non-negative integer or null, got {budget!r}")
+        raise fail(f"'budget' must be a non-negative integer or null, got {shown(budget)}")
 
     return ScenarioSetup(
         name=name,
@@ -123,36 +294,65 @@ def setup_from_spec(spec: Mapping[str, Any], source: str = "spec") -> ScenarioSe
     )
 
 
-def load_spec(path: str | Path) -> ScenarioSetup:
-    """Read and validate a spec file into a runnable :class:`~cvlib.scenarios.ScenarioSetup`."""
-    return setup_from_spec(read_spec(path), source=str(path))
+def load_spec(path: str | Path, *, max_bytes: int | None = None) -> ScenarioSetup:
+    """Read and validate a spec file into a runnable :class:`~cvlib.scenarios.setup.ScenarioSetup`.
+
+    Parameters
+    ----------
+    path : str or pathlib.Path
+        The spec file.
+    max_bytes : int or None
+        Largest file accepted (see :func:`read_spec`).
+
+    Returns
+    -------
+    ScenarioSetup
+    """
+    return setup_from_spec(read_spec(path, max_bytes=max_bytes), source=str(path))
 
 
-def run_spec(path: str | Path) -> ScenarioRun:
-    """Load a spec file and run it on both executors."""
-    return load_spec(path).run()
+def run_spec(path: str | Path, *, max_bytes: int | None = None) -> ScenarioRun:
+    """Load a spec file and run it on both executors.
+
+    Parameters
+    ----------
+    path : str or pathlib.Path
+        The spec file.
+    max_bytes : int or None
+        Largest file accepted (see :func:`read_spec`).
+
+    Returns
+    -------
+    ScenarioRun
+    """
+    return load_spec(path, max_bytes=max_bytes).run()
+
+
+def _unknown_keys(entry: Mapping[Any, Any], allowed: set[str]) -> str:
+    """The keys of ``entry`` not in ``allowed``, shown sorted (keys of any type: YAML allows ``1: x``)."""
+    return ", ".join(sorted(shown(key) for key in entry if key not in allowed))
 
 
 def _facts(raw: Any, fail) -> list[Fact]:
     if not isinstance(raw, list) or not raw:
-        raise fail(f"'facts' must be a non-empty list of {{id, value}} mappings, got {raw!r}")
+        raise fail(f"'facts' must be a non-empty list of {{id, value}} mappings, got {shown(raw)}")
     facts = []
     for i, entry in enumerate(raw):
         if not isinstance(entry, Mapping) or "id" not in entry:
-            raise fail(f"facts[{i}] must be a mapping with an 'id', got {entry!r}")
-        extra = sorted(set(entry) - {"id", "value", "valid_until"})
+            raise fail(f"facts[{i}] must be a mapping with an 'id', got {shown(entry)}")
+        extra = _unknown_keys(entry, {"id", "value", "valid_until"})
         if extra:
             raise fail(f"facts[{i}] has unknown key(s) {extra}; expected id, value, valid_until")
         valid_until = entry.get("valid_until")
         if valid_until is not None and (isinstance(valid_until, bool) or not isinstance(valid_until, int)):
-            raise fail(f"facts[{i}].valid_until must be an integer tick or null, got {valid_until!r}")
+            raise fail(f"facts[{i}].valid_until must be an integer tick or null, got {shown(valid_until)}")
         if not isinstance(entry["id"], str) or not entry["id"]:
-            raise fail(f"facts[{i}].id must be a non-empty string, got {entry['id']!r}")
+            raise fail(f"facts[{i}].id must be a non-empty string, got {shown(entry['id'])}")
         facts.append(Fact(entry["id"], entry.get("value"), valid_until=valid_until))
-    ids = [f.id for f in facts]
-    dupes = sorted({i for i in ids if ids.count(i) > 1})
+    counts = Counter(f.id for f in facts)  # one pass: list.count here made 20,000 facts take seconds
+    dupes = sorted(i for i, n in counts.items() if n > 1)
     if dupes:
-        raise fail(f"fact id(s) {dupes} are defined more than once")
+        raise fail(f"fact id(s) {shown(dupes)} are defined more than once")
     return facts
 
 
@@ -163,16 +363,21 @@ def _plan(raw: Any, fail) -> PlanGraph:
         if "generator" in raw:
             params = raw.get("params") or {}
             if not isinstance(params, Mapping):
-                raise fail(f"plan.params must be a mapping, got {params!r}")
+                raise fail(f"plan.params must be a mapping, got {shown(params)}")
+            if not isinstance(raw["generator"], str):
+                raise fail(f"plan.generator must be a generator's name, got {shown(raw['generator'])}")
+            bad_keys = [key for key in params if not isinstance(key, str)]
+            if bad_keys:
+                raise fail(f"plan.params must be keyed by parameter names, got the key {shown(bad_keys[0])}")
             return generators.generate(raw["generator"], **params)
         steps_raw = raw["steps"]
         if not isinstance(steps_raw, list) or not steps_raw:
-            raise fail(f"plan.steps must be a non-empty list, got {steps_raw!r}")
+            raise fail(f"plan.steps must be a non-empty list, got {shown(steps_raw)}")
         steps = []
         for i, entry in enumerate(steps_raw):
             if not isinstance(entry, Mapping) or "id" not in entry or "kind" not in entry:
-                raise fail(f"plan.steps[{i}] must be a mapping with 'id' and 'kind', got {entry!r}")
-            extra = sorted(set(entry) - {"id", "kind", "requires", "after"})
+                raise fail(f"plan.steps[{i}] must be a mapping with 'id' and 'kind', got {shown(entry)}")
+            extra = _unknown_keys(entry, {"id", "kind", "requires", "after"})
             if extra:
                 raise fail(f"plan.steps[{i}] has unknown key(s) {extra}; expected id, kind, requires, after")
             requires = entry.get("requires") or []
@@ -182,8 +387,10 @@ def _plan(raw: Any, fail) -> PlanGraph:
             for key, names, what in (("requires", requires, "fact ids"), ("after", after, "step ids")):
                 bad = [n for n in names if not isinstance(n, str) or not n]
                 if bad:
-                    raise fail(f"plan.steps[{i}].{key} must list {what} (non-empty strings), got {bad[0]!r}")
-            steps.append(Step(str(entry["id"]), entry["kind"], frozenset(requires), tuple(after)))
+                    raise fail(f"plan.steps[{i}].{key} must list {what} (non-empty strings), got {shown(bad[0])}")
+            if not isinstance(entry["id"], str) or not entry["id"]:
+                raise fail(f"plan.steps[{i}].id must be a non-empty string, got {shown(entry['id'])}")
+            steps.append(Step(entry["id"], entry["kind"], frozenset(requires), tuple(after)))
         return PlanGraph(steps)
     except SpecError:
         raise
@@ -193,17 +400,17 @@ def _plan(raw: Any, fail) -> PlanGraph:
 
 def _events(raw: Any, fail) -> list[Event]:
     if not isinstance(raw, list):
-        raise fail(f"'events' must be a list, got {raw!r}")
+        raise fail(f"'events' must be a list, got {shown(raw)}")
     events = []
     for i, entry in enumerate(raw):
         if not isinstance(entry, Mapping):
-            raise fail(f"events[{i}] must be a mapping, got {entry!r}")
-        extra = sorted(set(entry) - {"tick", "fact", "kind", "new_value", "ground_truth_changed"})
+            raise fail(f"events[{i}] must be a mapping, got {shown(entry)}")
+        extra = _unknown_keys(entry, {"tick", "fact", "kind", "new_value", "ground_truth_changed"})
         if extra:
             raise fail(f"events[{i}] has unknown key(s) {extra}; expected tick, fact, kind, new_value, ground_truth_changed")
         for key in ("tick", "fact", "kind"):
             if key not in entry:
-                raise fail(f"events[{i}] is missing {key!r}")
+                raise fail(f"events[{i}] is missing {shown(key)}")
         try:
             events.append(
                 Event(

@@ -1,0 +1,276 @@
+"""A book page made from a scenario spec file: what it says and what it found, in words.
+
+``bash scripts/book.sh --spec FILE`` executes ``notebooks/spec_page.ipynb`` on
+FILE. Nothing on that page may describe another scenario, so everything
+scenario-specific comes from here: the page's title and description from the
+spec file, its name from the file's name, the budgets to try, and the
+sentences that say what the run found, built from the run's own numbers.
+"""
+
+from __future__ import annotations
+
+import pathlib
+import re
+import shlex
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from cvlib.core.errors import ParameterError, SpecError
+from cvlib.core.paths import project_root
+from cvlib.scenarios.spec import read_spec, setup_from_spec
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+
+    from cvlib.scenarios.setup import ScenarioRun, ScenarioSetup
+
+#: A page name is the spec file's name without its suffix, usable as a file name and a label.
+_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]*$")
+
+
+@dataclass(frozen=True)
+class SpecPage:
+    """A spec file read for a page: where it is, what to call the page, and the scenario it defines."""
+
+    path: pathlib.Path
+    shown_path: str
+    name: str
+    title: str
+    description: str
+    setup: ScenarioSetup
+
+    @property
+    def shell_path(self) -> str:
+        """The shown path as a shell word (quoted when it holds spaces or other special characters)."""
+        return shlex.quote(self.shown_path)
+
+
+def page_name(path: str | Path) -> str:
+    """The page's name, from the spec file's name: ``data/scenarios/two_suppliers.yaml`` gives ``two_suppliers``."""
+    stem = Path(path).stem
+    if not _NAME.match(stem):
+        raise SpecError(
+            f"scenario spec {str(path)!r}: its file name must be letters, digits, '_' or '-' "
+            f"(it names the page and its labels), got {stem!r}"
+        )
+    return stem
+
+
+def resolve_spec_path(spec: str | Path, root: Path | None = None) -> tuple[Path, str]:
+    """The spec file's absolute path, and the path as a page shows it.
+
+    A relative path is read from the repository root; the shown path is
+    relative to the root when the file is inside the checkout, absolute when
+    it is not.
+    """
+    root = (root or project_root()).resolve()
+    path = Path(spec).expanduser()
+    path = (path if path.is_absolute() else root / path).resolve()
+    try:
+        shown = path.relative_to(root).as_posix()
+    except ValueError:
+        shown = str(path)
+    return path, shown
+
+
+def load_spec_page(spec: str | Path, budget: int | None = None, root: Path | None = None) -> SpecPage:
+    """Read a spec file for its page (a ``budget`` other than None replaces the file's budget)."""
+    path, shown = resolve_spec_path(spec, root)
+    raw = read_spec(path)
+    setup = setup_from_spec(raw, source=shown)
+    if budget is not None:
+        setup = replace(setup, budget=budget)
+    title, description = page_text(raw)
+    return SpecPage(path, shown, page_name(path), title, description, setup)
+
+
+def page_text(raw: dict[str, Any]) -> tuple[str, str]:
+    """A page's title and description from a parsed spec (the title falls back to the spec's ``name``)."""
+    title = raw.get("title") or raw.get("name") or ""
+    description = raw.get("description") or ""
+    return " ".join(str(title).split()), str(description).strip()
+
+
+def outcomes_by_budget(setup: ScenarioSetup, budgets: Sequence[int] | None = None) -> pd.DataFrame:
+    """Both executors under each budget: whether each completes and the steps it used.
+
+    By default the budgets run from one above what the hungrier executor
+    needs (or the spec's budget, if larger) down to two below what the
+    thriftier one needs, so the table shows where each executor stops
+    completing.
+
+    Parameters
+    ----------
+    setup
+        The scenario; only its budget is replaced.
+    budgets
+        The budgets to try, in the order to show them.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per budget: ``budget``, ``baseline_completed``,
+        ``validity_completed``, ``baseline_steps``, ``validity_steps``, ``completed``.
+    """
+    import pandas as pd
+
+    if budgets is None:
+        budgets = default_budgets(setup)
+    rows = []
+    for b in budgets:
+        run = replace(setup, budget=int(b)).run()
+        rows.append(
+            {
+                "budget": int(b),
+                "baseline_completed": run.baseline.completed,
+                "validity_completed": run.validity_aware.completed,
+                "baseline_steps": run.baseline.steps_used,
+                "validity_steps": run.validity_aware.steps_used,
+                "completed": int(run.baseline.completed) + int(run.validity_aware.completed),
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def default_budgets(setup: ScenarioSetup) -> list[int]:
+    """Budgets from just above what both executors need down to just below what either needs."""
+    generous = replace(setup, budget=4 * (len(setup.plan) + setup.budget) + 10).run()
+    needs = [r.steps_used for r in generous.results()]
+    high = max(max(needs), setup.budget) + 1
+    low = max(0, min(needs) - 2)
+    return list(range(high, low - 1, -1))
+
+
+def rerun_budget(setup: ScenarioSetup, completed_now: int) -> tuple[int, int]:
+    """A budget at which a different number of executors complete, and that number.
+
+    The nearest tighter budget at which fewer complete when any complete now,
+    else the nearest looser one at which more do: the budget the page's
+    "Run it yourself" command passes.
+    """
+    if completed_now > 0:
+        candidates = range(setup.budget - 1, -1, -1)
+    else:
+        candidates = range(setup.budget + 1, 4 * (len(setup.plan) + setup.budget) + 12)
+    for b in candidates:
+        run = replace(setup, budget=b).run()
+        completed = int(run.baseline.completed) + int(run.validity_aware.completed)
+        if completed != completed_now:
+            return b, completed
+    raise ParameterError(f"no budget changes how many executors complete {setup.name!r}")
+
+
+def completion_words(completed: bool) -> str:
+    """``completed`` or ``did not complete``."""
+    return "completed" if completed else "did not complete"
+
+
+def comparison_words(baseline: int, validity: int, unit: str = "steps") -> str:
+    """How the validity-aware executor's count compares with the baseline's, in words."""
+    if validity == baseline:
+        return f"the same number of {unit} as the baseline"
+    diff = abs(baseline - validity)
+    return f"{diff} {unit if diff != 1 else unit.rstrip('s')} {'fewer' if validity < baseline else 'more'} than the baseline"
+
+
+def times_words(n: int) -> str:
+    """``never``, ``once``, ``twice`` or ``N times``."""
+    return {0: "never", 1: "once", 2: "twice"}.get(n, f"{n} times")
+
+
+def count_words(n: int, noun: str) -> str:
+    """``no verifications``, ``1 verification``, ``3 verifications``."""
+    if n == 0:
+        return f"no {noun}s"
+    return f"{n} {noun}" + ("" if n == 1 else "s")
+
+
+def budget_list(budgets: Sequence[int]) -> str:
+    """Budgets in words, runs of consecutive ones as ranges: ``17 and 16``, ``15 to 12``, ``9, 7 and 5``."""
+    values = sorted({int(b) for b in budgets}, reverse=True)
+    runs: list[list[int]] = []
+    for b in values:
+        if runs and runs[-1][-1] == b + 1:
+            runs[-1].append(b)
+        else:
+            runs.append([b])
+    parts: list[str] = []
+    for r in runs:
+        parts += [f"{r[0]} to {r[-1]}"] if len(r) > 2 else [str(b) for b in r]
+    return _and(parts)
+
+
+def _and(parts: Sequence[str], sep: str = ", ") -> str:
+    return parts[0] if len(parts) == 1 else sep.join(parts[:-1]) + " and " + parts[-1]
+
+
+def budget_words(table: pd.DataFrame) -> str:
+    """What :func:`outcomes_by_budget` found, in two sentences: who completes at which budgets, and what follows."""
+    groups = {
+        "both executors complete": table[table.baseline_completed & table.validity_completed].budget,
+        "only the validity-aware executor completes": table[~table.baseline_completed & table.validity_completed].budget,
+        "only the baseline completes": table[table.baseline_completed & ~table.validity_completed].budget,
+        "neither completes": table[~table.baseline_completed & ~table.validity_completed].budget,
+    }
+    said = [f"{who} at {'a budget' if len(b) == 1 else 'budgets'} of {budget_list(b)}" for who, b in groups.items() if len(b)]
+    text = said[0] if len(said) == 1 else "; ".join(said[:-1]) + "; and " + said[-1]
+    text = text[0].upper() + text[1:]
+    only_v, only_b = len(groups["only the validity-aware executor completes"]), len(groups["only the baseline completes"])
+    if only_v and not only_b:
+        verdict = "Where only the validity-aware executor completes, the validity layer decides whether the task gets done, not only what it costs."
+    elif only_b and not only_v:
+        verdict = "Here the checks cost more than the doomed work they save: at those budgets the baseline gets done and the validity-aware executor does not."
+    elif only_v and only_b:
+        verdict = "Each executor has budgets at which only it completes, so neither is better at every budget."
+    else:
+        verdict = "At no budget tried does exactly one executor complete: here the difference is in cost, not in outcome."
+    return f"{text}. {verdict}"
+
+
+def event_words(setup: ScenarioSetup) -> str:
+    """What happens to the facts during the run, one clause per event or expiry, in tick order."""
+    clauses = []
+    for e in setup.events:
+        kind = str(e.kind)
+        if kind == "replace":
+            text = f"at tick {e.tick} fact {e.fact_id} is replaced"
+        elif kind == "ambiguous":
+            real = "a real change" if e.breaks_fact else "a false alarm"
+            text = f"at tick {e.tick} a signal casts doubt on fact {e.fact_id} ({real})"
+        else:
+            text = f"at tick {e.tick} fact {e.fact_id} becomes {kind}"
+        clauses.append((e.tick, text))
+    for f in setup.facts:
+        if f.valid_until is not None:
+            clauses.append((f.valid_until + 1, f"after tick {f.valid_until} fact {f.id} goes stale"))
+    if not clauses:
+        return "nothing happens to the facts"
+    texts = [t for _, t in sorted(clauses, key=lambda c: c[0])]
+    return texts[0] if len(texts) == 1 else ", ".join(texts[:-1]) + " and " + texts[-1]
+
+
+def findings(run: ScenarioRun) -> dict[str, Any]:
+    """The glue values of a spec page's "What we found", from one run of both executors."""
+    b, v = run.baseline, run.validity_aware
+    return {
+        "S_steps": run.structure.total_steps,
+        "S_budget": b.budget,
+        "S_baseline_steps": b.steps_used,
+        "S_validity_steps": v.steps_used,
+        "S_baseline_pfw": b.pre_failure_work,
+        "S_validity_pfw": v.pre_failure_work,
+        "S_verifications": v.verifications,
+        "S_baseline_replans": b.replans,
+        "S_validity_replans": v.replans,
+        "S_predicted_pfw": run.structure.predicted_baseline_pfw,
+        "S_law_agrees": "agrees" if run.structure.predicted_baseline_pfw == b.pre_failure_work else "does not agree",
+        "S_baseline_completed": completion_words(b.completed),
+        "S_validity_completed": completion_words(v.completed),
+        "S_completed": int(b.completed) + int(v.completed),
+        "S_steps_compared": comparison_words(b.steps_used, v.steps_used),
+        "S_baseline_replans_words": times_words(b.replans),
+        "S_validity_replans_words": times_words(v.replans),
+        "S_verifications_words": count_words(v.verifications, "verification"),
+    }
