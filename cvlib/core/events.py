@@ -143,6 +143,13 @@ class ObservationLog:
         for fact_id, tick in (observed or {}).items():
             self._observed[fact_id] = require_int(f"observation tick of {fact_id!r}", tick, minimum=0)
 
+    @classmethod
+    def from_start(cls, fact_ids: Iterable[str]) -> ObservationLog:
+        """A log in which every one of ``fact_ids`` was observed at tick 0 (a world's start; nothing to check)."""
+        log = object.__new__(cls)
+        log._observed = dict.fromkeys(fact_ids, 0)
+        return log
+
     def record(self, evidence: Evidence) -> int:
         """Take ``evidence`` into account; return the fact's (possibly unchanged) observation tick."""
         current = self._observed.get(evidence.fact_id)
