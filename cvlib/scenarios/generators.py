@@ -404,7 +404,8 @@ def multi_branch(pre_merge_depth: int, num_branches: int, post_merge_depth: int)
     kinds = (bytes([PLAN_CODE]) + bytes([DECISION_CODE]) * (p - 1)) * b
     kinds += bytes([DECISION_CODE]) * (q - 1) + bytes([ACTION_CODE])
     requires = _SparseRequires(n, dict(zip(range(0, b * p, p), own)))
-    merged = frozenset().union(*own)
+    # The shared segment's closure; with one branch it is that branch's very object, as interning makes it.
+    merged = frozenset().union(*own) if b > 1 else own[0]
     closures = [c for c in own for _ in range(p)]
     closures += [merged] * q
     # Predecessors in CSR form: within a branch, step i follows i - 1; M0 follows
@@ -424,7 +425,8 @@ def multi_branch(pre_merge_depth: int, num_branches: int, post_merge_depth: int)
         order.extend(range(branch * p, branch * p + p))
     order.extend(range(b * p, n))
     # Each branch is one run of its own closure and one link; so is the shared
-    # segment, which continues the only branch's link when there is one branch.
+    # segment, which continues the only branch's run and link when there is one
+    # branch. A longest path is a branch and the shared segment.
     branch_starts = list(range(0, b * p, p))
     return PlanGraph._from_columns(
         _BranchIds(p, b, q),
@@ -433,8 +435,9 @@ def multi_branch(pre_merge_depth: int, num_branches: int, post_merge_depth: int)
         (pointers, indices),
         order=order,
         closures=closures,
-        run_starts=[*branch_starts, b * p, n],
+        run_starts=[*branch_starts, b * p, n] if b > 1 else [0, n],
         links=branch_starts + ([b * p] if b > 1 else []),
+        longest=p + q,
     )
 
 
