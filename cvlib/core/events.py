@@ -54,7 +54,8 @@ class Event:
     def __post_init__(self) -> None:
         require_int("event tick", self.tick, minimum=0)
         try:
-            object.__setattr__(self, "kind", EventKind(self.kind))
+            if type(self.kind) is not EventKind:
+                object.__setattr__(self, "kind", EventKind(self.kind))
         except ValueError:
             raise ParameterError(
                 f"unknown event kind {self.kind!r} for fact {self.fact_id!r}; "
