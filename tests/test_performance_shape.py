@@ -220,8 +220,27 @@ def _random_plans(seed: int, count: int):
         yield setup.plan
     for _ in range(count // 4):
         yield cv.chain(rng.randint(1, 40))
-        yield cv.multi_branch(rng.randint(1, 4), rng.randint(1, 14), rng.randint(1, 3))
+        yield cv.multi_branch(rng.randint(1, 4), rng.randint(1, 40), rng.randint(1, 3))
         yield cv.branching(rng.randint(1, 12), rng.randint(1, 4), rng.randint(1, 3), seed=rng.randrange(50))
+        yield _wide_merge(rng)
+
+
+def _wide_merge(rng: random.Random) -> PlanGraph:
+    """Chains of random lengths on random facts, merged by steps with many predecessors (the wide-merge path)."""
+    steps, tails = [], []
+    for c in range(rng.randint(2, 40)):
+        length = rng.randint(1, 4)
+        for i in range(length):
+            req = frozenset({f"F{rng.randint(1, 5)}"}) if i == 0 or rng.random() < 0.2 else frozenset()
+            steps.append(Step(f"C{c}_{i}", "plan" if i == 0 else "decision", req, (f"C{c}_{i - 1}",) if i else ()))
+        tails.append(f"C{c}_{length - 1}")
+    merges = [Step("W0", "decision", frozenset(), tuple(rng.sample(tails, rng.randint(18, len(tails)) if len(tails) >= 18 else len(tails))))]
+    for k in range(1, rng.randint(1, 4)):
+        merges.append(Step(f"W{k}", "decision", frozenset(), (f"W{k - 1}", *rng.sample(tails, min(len(tails), 20)))))
+    merges.append(Step("A", "action", frozenset(), (merges[-1].id,)))
+    steps += merges
+    rng.shuffle(steps)
+    return PlanGraph(steps)
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -351,3 +370,17 @@ def test_a_long_chain_holds_no_id_strings_and_no_per_step_lists() -> None:
     assert len(large._kinds) == 1_000_000 and isinstance(large._kinds, bytes)
     assert large.invalidation_depth("F1") == large.closure_size("F1") == 1_000_000
     assert large.topological_order()[-2:] == ["S999998", "S999999"]
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_running_setups_together_equals_running_them_one_by_one(seed: int) -> None:
+    """run_setups (every baseline, then every validity-aware run, then the summaries) changes no result."""
+    from cvlib.scenarios.setup import run_setups
+
+    rng = random.Random(seed)
+    setups = list(cv.random_plans.random_setups(seed, 40))
+    setups += [cv.setup_scenario("D2", depth=d, branching_factor=b, merge_factor=m, seed=seed)
+               for d, b, m in itertools.product([3, 6], [1, 3], [1, 4])]
+    for rules in (None, _random_rules(rng), _random_rules(rng)):
+        together = run_setups(setups, rules=rules)
+        assert [r.to_dict() for r in together] == [s.run(rules=rules).to_dict() for s in setups]

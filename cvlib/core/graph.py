@@ -37,7 +37,7 @@ from __future__ import annotations
 import heapq
 from abc import abstractmethod
 from array import array
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterator, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
@@ -209,6 +209,17 @@ def parse_index(text: str) -> int:
     return int(text)
 
 
+class CSR(NamedTuple):
+    """Predecessors in compressed-sparse-row form: step ``i`` follows ``indices[pointers[i]:pointers[i + 1]]``.
+
+    Either column may be a list (cheapest to build for a small plan) or an
+    ``array("q")`` (eight bytes an entry, no int objects, for a large one).
+    """
+
+    pointers: Sequence[int]
+    indices: Sequence[int]
+
+
 class RunColumns(NamedTuple):
     """A plan laid out in execution order, as the executors and the law read it.
 
@@ -294,7 +305,7 @@ class PlanGraph:
         ids: Sequence[str],
         kinds: Sequence[StepKind] | bytes,
         requires: Sequence[frozenset[str]],
-        predecessors: Sequence[tuple[int, ...]] | tuple[array[int], array[int]],
+        predecessors: Sequence[tuple[int, ...]] | CSR | tuple[array[int], array[int]],
         order: Sequence[int] | None = None,
         closures: Sequence[frozenset[str]] | None = None,
         *,
@@ -306,9 +317,8 @@ class PlanGraph:
 
         ``ids`` is a list or a :class:`CompactIds`; ``kinds`` one
         :class:`StepKind` per step or the one-byte codes of :func:`kind_codes`;
-        ``predecessors`` one tuple of step indices per step, or the CSR pair
-        ``(pointers, indices)`` as ``array("q")`` values: step ``i``'s
-        predecessors are ``indices[pointers[i]:pointers[i + 1]]``. What a
+        ``predecessors`` one tuple of step indices per step, or a :class:`CSR`
+        pair (an ``(array("q"), array("q"))`` tuple is read as one too). What a
         generator knows by construction it may hand over, and its tests check
         it against the general algorithms: ``order`` (Kahn's), ``closures``,
         ``run_starts`` (where the runs of shared closure objects start, in
@@ -330,7 +340,7 @@ class PlanGraph:
         ids: Sequence[str],
         kinds: bytes,
         requires: Sequence[frozenset[str]],
-        predecessors: Sequence[tuple[int, ...]] | tuple[array[int], array[int]],
+        predecessors: Sequence[tuple[int, ...]] | CSR | tuple[array[int], array[int]],
         *,
         order: Sequence[int] | None = None,
         closures: Sequence[frozenset[str]] | None = None,
@@ -339,7 +349,11 @@ class PlanGraph:
         self._ids = ids
         self._kinds = kinds
         self._requires = requires
-        if isinstance(predecessors, tuple) and len(predecessors) == 2 and isinstance(predecessors[0], array):
+        self._pred_ptr: Sequence[int]
+        self._pred_idx: Sequence[int]
+        if isinstance(predecessors, CSR) or (
+            isinstance(predecessors, tuple) and len(predecessors) == 2 and isinstance(predecessors[0], array)
+        ):
             self._pred_ptr, self._pred_idx = predecessors
         else:
             self._pred_ptr = array("q", accumulate(map(len, predecessors), initial=0))
@@ -404,7 +418,7 @@ class PlanGraph:
             if isinstance(order, range) and order == range(n):
                 ordered = closures
             else:
-                ordered = [closures[i] for i in order]
+                ordered = list(map(closures.__getitem__, order))
             # The actions: the kind column is one byte a step, so bytes.find walks it in C.
             kinds = self._kinds
             found = kinds.find(_ACTION_CODE)
@@ -634,12 +648,23 @@ class PlanGraph:
                 d = 1
                 if hit == start:
                     i = order[start]
-                    for p in idx[ptr[i] : ptr[i + 1]]:
-                        q = positions[p]
-                        h = bisect_right(starts, q) - 1
-                        a = first.get(h, n)
-                        if q >= a:
-                            d = max(d, depth_at[h] + q - a + 1)
+                    preds = idx[ptr[i] : ptr[i + 1]]
+                    if len(preds) <= 2 * len(first) + 16:
+                        for p in preds:
+                            q = positions[p]
+                            h = bisect_right(starts, q) - 1
+                            a = first.get(h, n)
+                            if q >= a:
+                                d = max(d, depth_at[h] + q - a + 1)
+                    else:
+                        # Many predecessors (a merge of many branches), few links holding the fact so
+                        # far: for each such link, its deepest holding predecessor is its last one.
+                        found = sorted(map(positions.__getitem__, preds))
+                        for h, a in first.items():
+                            end = starts[h + 1] if h + 1 < links else n
+                            k = bisect_left(found, end) - 1
+                            if k >= 0 and found[k] >= a:
+                                d = max(d, depth_at[h] + found[k] - a + 1)
                 first[g] = hit
                 depth_at[g] = d
                 deepest = max(deepest, d + stop - 1 - hit)

@@ -69,19 +69,21 @@ def predicted_pfw(plan: PlanGraph, breaks: Mapping[str, int], *, through_actions
     columns = plan.run_columns()
     actions, run_starts, run_closures = columns.actions, columns.run_starts, columns.run_closures
     first_action = actions[0] if actions else len(columns.closures)
+    before = bisect_left(run_starts, first_action)  # the runs that start before the first action
+    broken = frozenset(breaks)
+    # Only runs whose closure holds a broken fact can count (isdisjoint walks the smaller set, in C).
+    touched = [r for r in range(before) if not broken.isdisjoint(run_closures[r])]
     earliest: dict[int, int | None] = {}  # closure object -> earliest break among its facts
     count = 0
-    for r, closure in enumerate(run_closures):
-        lo = run_starts[r]
-        if lo >= first_action:
-            break
+    for r in touched:
+        closure = run_closures[r]
         key = id(closure)
         if key in earliest:
             tick = earliest[key]
         else:
             tick = earliest[key] = _earliest_break(closure, breaks, _NONE)
         if tick is not None:
-            count += max(0, min(run_starts[r + 1], first_action) - max(lo, tick))
+            count += max(0, min(run_starts[r + 1], first_action) - max(run_starts[r], tick))
     return count
 
 

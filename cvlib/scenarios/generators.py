@@ -21,11 +21,12 @@ import random
 from array import array
 from bisect import bisect_right
 from collections.abc import Callable, Iterator, Sequence
-from itertools import accumulate, repeat
+from itertools import accumulate, compress, cycle, repeat
+from itertools import chain as concatenated
 from typing import overload
 
 from cvlib.core.errors import ParameterError
-from cvlib.core.graph import ACTION_CODE, DECISION_CODE, PLAN_CODE, CompactIds, PlanGraph, parse_index
+from cvlib.core.graph import ACTION_CODE, CSR, DECISION_CODE, PLAN_CODE, CompactIds, PlanGraph, parse_index
 from cvlib.core.validation import require_int, require_name
 
 _EMPTY: frozenset[str] = frozenset()
@@ -180,7 +181,7 @@ def chain(depth: int, root_fact: str = "F1") -> PlanGraph:
         _NumberedIds("S", depth),
         kinds,
         _SparseRequires(depth, {0: root}),
-        (pointers, indices),
+        CSR(pointers, indices),
         order=range(depth),  # one ready step at a time
         closures=_Repeated(depth, root),
         run_starts=[0, depth],
@@ -235,9 +236,9 @@ def _wire_layer(getrandbits: Callable[[int], int], out: list[int], base: int, n:
     Exactly ``[base + j for j in rng.sample(range(n), k)]`` for each step in
     turn (see :func:`_sample_positions`), with the per-call work of
     :meth:`random.Random.sample` (its checks, the pool's set-up, the bit
-    lengths) done once for the layer, and the first picks, which are almost
-    all of a diamond's, written out: this loop is most of the time it takes
-    to build a small diamond.
+    lengths) done once for the layer, and the first four picks, which are
+    all of a diamond's up to a branching factor of four, written out: this
+    loop is most of the time it takes to build a small diamond.
     """
     append = out.append
     if k == 1:  # both of sample's methods draw one number below n
@@ -251,13 +252,15 @@ def _wire_layer(getrandbits: Callable[[int], int], out: list[int], base: int, n:
     if n <= _pool_limit(k):
         # Pool method: pick from a shrinking pool, moving the last candidate into the hole.
         template = list(range(base, base + n))
-        m0, m1 = n, n - 1
-        b0, b1 = m0.bit_length(), m1.bit_length()
-        rest = [(n - i, (n - i).bit_length()) for i in range(2, k)]
+        m1, m2, m3 = n - 1, n - 2, n - 3
+        b0, b1 = n.bit_length(), m1.bit_length()
+        b2 = m2.bit_length() if k > 2 else 0
+        b3 = m3.bit_length() if k > 3 else 0
+        rest = [(n - i, (n - i).bit_length()) for i in range(4, k)]
         for _ in range(width):
             pool = template[:]
             r = getrandbits(b0)
-            while r >= m0:
+            while r >= n:
                 r = getrandbits(b0)
             append(pool[r])
             pool[r] = pool[m1]
@@ -265,8 +268,22 @@ def _wire_layer(getrandbits: Callable[[int], int], out: list[int], base: int, n:
             while r >= m1:
                 r = getrandbits(b1)
             append(pool[r])
+            if k == 2:
+                continue
+            pool[r] = pool[m2]
+            r = getrandbits(b2)
+            while r >= m2:
+                r = getrandbits(b2)
+            append(pool[r])
+            if k == 3:
+                continue
+            pool[r] = pool[m3]
+            r = getrandbits(b3)
+            while r >= m3:
+                r = getrandbits(b3)
+            append(pool[r])
             if rest:
-                pool[r] = pool[m1 - 1]
+                pool[r] = pool[m3 - 1]
                 for m, bits in rest:
                     r = getrandbits(bits)
                     while r >= m:
@@ -281,19 +298,27 @@ def _wire_layer(getrandbits: Callable[[int], int], out: list[int], base: int, n:
         while r >= n:
             r = getrandbits(bits)
         first = r
+        append(base + r)
         r = getrandbits(bits)
         while r >= n or r == first:
             r = getrandbits(bits)
-        append(base + first)
         append(base + r)
-        if k > 2:
-            picked = {first, r}
-            for _ in range(k - 2):
+        if k == 2:
+            continue
+        second = r
+        r = getrandbits(bits)
+        while r >= n or r == first or r == second:
+            r = getrandbits(bits)
+        append(base + r)
+        if k == 3:
+            continue
+        picked = {first, second, r}
+        for _ in range(k - 3):
+            r = getrandbits(bits)
+            while r >= n or r in picked:
                 r = getrandbits(bits)
-                while r >= n or r in picked:
-                    r = getrandbits(bits)
-                picked.add(r)
-                append(base + r)
+            picked.add(r)
+            append(base + r)
 
 
 def _string_order(width: int) -> Sequence[int]:
@@ -311,11 +336,16 @@ def _string_order(width: int) -> Sequence[int]:
     return out
 
 
-def _int_array(values: list[int]) -> array[int]:
-    """``array("q", values)``, filled from the list in one C call (the constructor goes item by item)."""
-    out = array("q")
-    out.fromlist(values)
-    return out
+def _csr(pointers: list[int], indices: list[int]) -> CSR:
+    """The predecessor columns as they were built (lists) for a small plan; as flat arrays for a large one.
+
+    Filling an array costs more than the list it comes from, which is most of
+    a small plan's set-up; a large plan's lists would hold an int object per
+    entry, which the arrays do not.
+    """
+    if len(indices) <= 4096:
+        return CSR(pointers, indices)
+    return CSR(array("q", pointers), array("q", indices))
 
 
 def branching_layer_widths(depth: int, branching_factor: int, merge_factor: int) -> list[int]:
@@ -380,7 +410,7 @@ def branching(
         _LayerIds(widths),
         bytes(kinds),
         _SparseRequires(n, dict.fromkeys(range(widths[0]), root)),
-        (_int_array(list(accumulate(counts, initial=0))), _int_array(indices)),
+        _csr(list(accumulate(counts, initial=0)), indices),
         order=order if depth <= 10 else None,
         closures=[root] * n,  # a list: the order is a permutation, indexed step by step
         run_starts=[0, n],
@@ -406,23 +436,22 @@ def multi_branch(pre_merge_depth: int, num_branches: int, post_merge_depth: int)
     requires = _SparseRequires(n, dict(zip(range(0, b * p, p), own)))
     # The shared segment's closure; with one branch it is that branch's very object, as interning makes it.
     merged = frozenset().union(*own) if b > 1 else own[0]
-    closures = [c for c in own for _ in range(p)]
+    # The columns below are built by C-level iterators (repeat, compress, chain), not a loop per branch.
+    closures = list(concatenated.from_iterable(map(repeat, own, repeat(p))))
     closures += [merged] * q
     # Predecessors in CSR form: within a branch, step i follows i - 1; M0 follows
     # every branch's tail; M{i} follows M{i-1}.
     counts = ([0] + [1] * (p - 1)) * b + [b] + [1] * (q - 1)
     pointers = array("q", accumulate(counts, initial=0))
-    indices = array("q")
-    for branch in range(b):
-        indices.extend(range(branch * p, branch * p + p - 1))
-    indices.extend(range(p - 1, b * p, p))  # every branch's tail, in branch order
+    # Every branch step but the last of its branch, then every branch's tail, then the shared segment.
+    indices = array("q", compress(range(b * p), cycle([True] * (p - 1) + [False])))
+    indices.extend(range(p - 1, b * p, p))
     indices.extend(range(b * p, b * p + q - 1))
     # Kahn's order here, without the heap: branches run whole, in the string
     # order of their first ids ("B10_0" < "B1_0"), then the shared segment.
-    branch_order = sorted(range(b), key=lambda branch: f"B{branch}_")
-    order = array("q")
-    for branch in branch_order:
-        order.extend(range(branch * p, branch * p + p))
+    branch_order = sorted(range(b), key="B{}_".format)
+    starts = [branch * p for branch in branch_order]
+    order = array("q", concatenated.from_iterable(map(range, starts, map(p.__add__, starts))))
     order.extend(range(b * p, n))
     # Each branch is one run of its own closure and one link; so is the shared
     # segment, which continues the only branch's run and link when there is one
@@ -432,7 +461,7 @@ def multi_branch(pre_merge_depth: int, num_branches: int, post_merge_depth: int)
         _BranchIds(p, b, q),
         kinds,
         requires,
-        (pointers, indices),
+        CSR(pointers, indices),
         order=order,
         closures=closures,
         run_starts=[*branch_starts, b * p, n] if b > 1 else [0, n],
