@@ -41,6 +41,7 @@ import math
 import os
 import tempfile
 from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -338,23 +339,15 @@ def _dask(
     token: str,
     **_: Any,
 ) -> Iterator[tuple[int, pa.Table]]:
-    import logging
+    from dask.distributed import Client, as_completed
 
-    from dask.distributed import Client, LocalCluster, as_completed
-
-    cluster = None
+    local = None
     own_client = client is None
     if client is not None:
         pass  # the caller's client, on the caller's cluster: used, never closed
     elif address is None:
-        cluster = LocalCluster(
-            n_workers=workers,
-            threads_per_worker=1,
-            processes=True,
-            dashboard_address=":0",  # any free port: never clash with a running cluster
-            silence_logs=logging.CRITICAL,
-        )
-        client = Client(cluster)
+        local = local_client(workers)
+        client = local.__enter__()
     else:
         client = Client(address)
     try:
@@ -367,10 +360,50 @@ def _dask(
         for future in as_completed(futures):
             yield futures[future], future.result()
     finally:
-        if own_client:
+        if local is not None:
+            local.__exit__(None, None, None)
+        elif own_client:
             client.close()
-        if cluster is not None:
-            cluster.close()
+
+
+@contextmanager
+def local_client(workers: int = 2) -> Iterator[Any]:
+    """A quiet Dask ``LocalCluster`` of ``workers`` single-threaded processes, and a client on it.
+
+    Start it once and hand the client to every sweep (``sweep(spec,
+    backend="dask", client=client)``) instead of letting each sweep start a
+    cluster of its own; a client on a cluster that is already running
+    (``dask.distributed.Client("tcp://scheduler:8786")``) is used the same way.
+    The cluster's dashboard takes any free port and its logs are silenced, so
+    a notebook's output does not depend on the machine.
+
+    Parameters
+    ----------
+    workers : int
+        Worker processes.
+
+    Returns
+    -------
+    contextlib.AbstractContextManager
+        Yields a :class:`dask.distributed.Client`; cluster and client are closed on exit.
+    """
+    import logging
+
+    from dask.distributed import Client, LocalCluster
+
+    workers = require_int("workers", workers, minimum=1)
+    cluster = LocalCluster(
+        n_workers=workers,
+        threads_per_worker=1,
+        processes=True,
+        dashboard_address=":0",  # any free port: never clash with a running cluster
+        silence_logs=logging.CRITICAL,
+    )
+    try:
+        with Client(cluster) as client:
+            yield client
+    finally:
+        cluster.close()
 
 
 _RUNNERS = {"serial": _serial, "processes": _processes, "dask": _dask}
