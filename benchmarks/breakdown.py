@@ -26,13 +26,13 @@ from cvlib.scenarios.setup import ScenarioSetup
 
 #: Phase name -> what it covers, in the order a run goes through them.
 GRID_PHASES = {
-    "checks": "checking the parameters of each configuration",
-    "draws": "seeding the random generator and drawing the wiring (random.Random.sample's draws)",
-    "plans": "building the plans, the draws included",
-    "setup": "the facts, the event, the budget and the set-up's own check (a world built once)",
-    "structure": "the structure summary: closure size, invalidation depth, the law's PFW",
-    "executors": "both executors, each on a fresh world",
-    "table": "the rows and the DataFrame",
+    "checks": "each configuration's parameters checked",
+    "draws": "seeding, and random.Random.sample's draws",
+    "plans": "ids, kinds, wiring, order; draws included",
+    "setup": "facts, event, budget, set-up check",
+    "structure": "closure size, invalidation depth, law",
+    "executors": "both executors, on fresh worlds",
+    "table": "rows and the DataFrame",
 }
 
 
@@ -120,27 +120,40 @@ def grid_phases(repeats: int) -> dict[str, Any]:
     return _report(timed, GRID_PHASES, nested={"draws": "plans"}, steps=sum(len(p) for p in state["plans"]))
 
 
-CHAIN_PHASES = {
-    "plans": "building the chain (ids, kinds, predecessor arrays)",
-    "setup": "the fact, the event, the budget and the set-up's check (the runs of shared closures found here)",
-    "structure": "the structure summary: closure size, invalidation depth, the law's PFW",
-    "executors": "both executors, each on a fresh world",
+SCENARIO_PHASES = {
+    "plans": "building the plan",
+    "setup": "facts, event, budget, set-up check",
+    "structure": "closure size, invalidation depth, law",
+    "executors": "both executors, on fresh worlds",
 }
 
 
-def chain_phases(steps: int, repeats: int) -> dict[str, Any]:
-    """Each phase of ``cv.run_scenario("D1", depth=steps)`` timed, and the whole run."""
+def _scenario_pieces(which: str, size: int) -> tuple[str, dict[str, int], Callable[[], cv.PlanGraph], Callable[[], list]]:
+    """(scenario name, its parameters, a plan builder, a facts builder) for a chain or isolated branches."""
+    if which == "chain":
+        return "D1", {"depth": size}, lambda: generators.chain(size), lambda: [Fact("F1", "available")]
+    return (
+        "D3",
+        {"num_branches": size},
+        lambda: generators.multi_branch(6, size, 2),
+        lambda: [Fact(f, "ok") for f in generators.branch_facts(size)],
+    )
+
+
+def scenario_phases(which: str, size: int, repeats: int) -> dict[str, Any]:
+    """Each phase of one large scenario (``"chain"``: D1 at ``size`` steps; ``"branches"``: D3 with ``size`` branches)."""
+    name, params, build_plan, build_facts = _scenario_pieces(which, size)
     state: dict[str, Any] = {}
 
     def plans() -> None:
-        state["plan"] = generators.chain(steps)
+        state["plan"] = build_plan()
 
     def setup() -> None:
         plan = state["plan"]
         state["setup"] = ScenarioSetup(
-            name="D1", plan=plan, facts=(Fact("F1", "available"),),
-            events=(Event(0, "F1", EventKind.REPLACE, new_value="unavailable"),),
-            at_risk="F1", budget=cv.compute_budget(plan, "F1"), params={"depth": steps},
+            name=name, plan=plan, facts=tuple(build_facts()),
+            events=(Event(0, "F1", EventKind.REPLACE, new_value="broken"),),
+            at_risk="F1", budget=cv.compute_budget(plan, "F1"), params=params,
         )
 
     def structure() -> None:
@@ -155,10 +168,12 @@ def chain_phases(steps: int, repeats: int) -> dict[str, Any]:
     setup()
     timed = _phases_in_order(
         {"plans": plans, "setup": setup, "structure": structure, "executors": executors},
-        lambda: cv.run_scenario("D1", depth=steps),
+        lambda: cv.run_scenario(name, **params),
         repeats,
     )
-    return _report(timed, CHAIN_PHASES, nested={}, steps=steps)
+    result = _report(timed, SCENARIO_PHASES, nested={}, steps=len(state["plan"]))
+    result["scenario"] = f"{name} {', '.join(f'{k}={v:,}' for k, v in params.items())}"
+    return result
 
 
 def _phases_in_order(phases: dict[str, Callable[[], None]], whole: Callable[[], Any], repeats: int) -> dict[str, Any]:
@@ -215,7 +230,7 @@ def _report(timed: dict[str, Any], labels: dict[str, str], nested: dict[str, str
     rows.append(
         {
             "phase": "remainder",
-            "what": "the whole job minus its phases: the calls between them, measured as the difference",
+            "what": "the whole job minus its phases",
             "cpu_median_s": timed["whole"] - top_level,
             "part_of": None,
             "share_of_whole": (timed["whole"] - top_level) / timed["whole"],

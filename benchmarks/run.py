@@ -215,7 +215,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--sweep-plans", type=int, default=20_000)
     parser.add_argument("--out", default=str(OUT))
     parser.add_argument("--pair", nargs=2, metavar=("CASE", "SIZE"), help=argparse.SUPPRESS)
-    parser.add_argument("--breakdown", choices=["grid", "chain"], help=argparse.SUPPRESS)
+    parser.add_argument("--breakdown", choices=["grid", "chain", "branches"], help=argparse.SUPPRESS)
     parser.add_argument("--sweeps", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.sweeps:
@@ -226,9 +226,14 @@ def main(argv: list[str] | None = None) -> None:
         print(json.dumps(measure_pair(case, int(size), args.repeats)))
         return
     if args.breakdown:
-        from .breakdown import chain_phases, grid_phases
+        from .breakdown import grid_phases, scenario_phases
 
-        got = grid_phases(args.repeats) if args.breakdown == "grid" else chain_phases(MILLION, args.repeats)
+        if args.breakdown == "grid":
+            got = grid_phases(args.repeats)
+        elif args.breakdown == "chain":
+            got = scenario_phases("chain", MILLION, args.repeats)
+        else:
+            got = scenario_phases("branches", 10_000, args.repeats)
         print(json.dumps(got))
         return
     if args.repeats < 5:
@@ -250,6 +255,8 @@ def main(argv: list[str] | None = None) -> None:
         record["breakdowns"] = {
             "grid": _python("-m", "benchmarks.run", "--breakdown", "grid", "--repeats", str(max(args.repeats, 15))),
         }
+        record["breakdowns"]["branches"] = _python("-m", "benchmarks.run", "--breakdown", "branches",
+                                                   "--repeats", str(args.repeats))
         if not args.quick:
             record["breakdowns"]["chain"] = _python("-m", "benchmarks.run", "--breakdown", "chain",
                                                     "--repeats", str(args.repeats))

@@ -50,6 +50,7 @@ def _glued_keys(notebook: str) -> set[str]:
 def test_the_record_is_complete_and_every_case_was_compared_in_the_same_run(record: dict) -> None:
     assert record["machine"]["measured_at"] and record["machine"]["cores"]
     assert {"memory", "startup", "breakdowns", "sweeps"} <= set(record)
+    assert set(record["breakdowns"]) == {"grid", "chain", "branches"}
     cases = {r["case"] for r in record["cases"]}
     assert {"chain", "isolated_branches", "grid"} <= cases
     for r in record["cases"]:

@@ -131,7 +131,7 @@ def kind_codes(kinds: Sequence[StepKind]) -> bytes:
 
     Parameters
     ----------
-    kinds : sequence of StepKind
+    kinds : list of StepKind
         One kind per step.
 
     Returns
@@ -190,7 +190,7 @@ class CompactIds(Sequence[str]):
 
 
 def parse_index(text: str) -> int:
-    """``text`` as a non-negative decimal index written as :func:`str` writes it, else -1.
+    """``text`` as a non-negative decimal index written as ``str`` writes it, else -1.
 
     Compact ids use it to parse an id back: ``"07"``, ``"+7"``, ``" 7"`` and
     non-ASCII digits are not ``str(7)``, so they are not ids.
@@ -573,7 +573,7 @@ class PlanGraph:
     def invalidation_depth(self, fact_id: str) -> int:
         """Longest chain of steps inside ``fact_id``'s closure, counted in steps.
 
-        Computed once per link (see :meth:`_link_starts`) of the runs holding
+        Computed once per link (see ``_link_starts``) of the runs holding
         the fact, not once per step; a plan that is one run of one closure
         holding the fact answers with its longest path, which generators hand
         over.

@@ -53,8 +53,8 @@ def predicted_pfw(plan: PlanGraph, breaks: Mapping[str, int], *, through_actions
     ----------
     plan : PlanGraph
         The plan.
-    breaks : mapping of str to int
-        For each fact that really breaks, the earliest tick it breaks (see :func:`break_ticks`).
+    breaks : dict
+        Fact id -> the earliest tick it really breaks (see :func:`break_ticks`).
     through_actions : bool
         Predict for runs that continue past successful actions.
 
@@ -121,8 +121,8 @@ def predicted_pfw_through_actions(plan: PlanGraph, breaks: Mapping[str, int]) ->
     ----------
     plan : PlanGraph
         The plan.
-    breaks : mapping of str to int
-        For each fact that really breaks, the earliest tick it breaks.
+    breaks : dict
+        Fact id -> the earliest tick it really breaks.
 
     Returns
     -------

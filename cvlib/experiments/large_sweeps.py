@@ -384,8 +384,8 @@ def local_client(workers: int = 2) -> Iterator[Any]:
 
     Returns
     -------
-    contextlib.AbstractContextManager
-        Yields a :class:`dask.distributed.Client`; cluster and client are closed on exit.
+    dask.distributed.Client
+        Yielded by the context manager; cluster and client are closed on exit.
     """
     import logging
 

@@ -35,7 +35,7 @@ CASE_NAMES: dict[str, str] = {
 PHASE_NAMES: dict[str, str] = {
     "checks": "checking parameters",
     "draws": "random draws of the wiring",
-    "plans": "building the plans",
+    "plans": "building plans",
     "setup": "facts, event, budget, set-up check",
     "structure": "structure summary",
     "executors": "both executors",
@@ -51,7 +51,7 @@ def load_record(path: str | Path | None = None) -> dict[str, Any]:
 
     Parameters
     ----------
-    path : str or Path, optional
+    path : str or pathlib.Path or None
         A record written by ``python -m benchmarks``; None reads the latest.
 
     Returns
@@ -136,10 +136,15 @@ def speed_table(record: Mapping[str, Any]) -> pd.DataFrame:
                 "cvlib, CPU (ms)": round(1000 * r["fast"]["cpu_median_s"], 2),
                 "reference loop, CPU (ms)": round(1000 * r["reference"]["cpu_median_s"], 1),
                 "reference ÷ cvlib": round(r["ratio"], 1),
-                "original, quoted (ms)": None if r.get("quoted_original_s") is None else 1000 * r["quoted_original_s"],
+                "original, quoted (ms)": _quoted_ms(r.get("quoted_original_s")),
             }
         )
     return pd.DataFrame(rows).set_index("case")
+
+
+def _quoted_ms(seconds: float | None) -> str:
+    """A quoted figure in ms as text, blank when there is none (never NaN on the page)."""
+    return "" if seconds is None else f"{1000 * seconds:,.0f}"
 
 
 def memory_table(record: Mapping[str, Any]) -> pd.DataFrame:
@@ -195,7 +200,7 @@ def startup_table(record: Mapping[str, Any]) -> pd.DataFrame:
                 "CPU (ms)": round(1000 * row["cpu_median_s"], 1),
                 "wall (ms)": round(1000 * row["wall_median_s"], 1),
                 "× bare interpreter (CPU)": round(row["ratio_to_interpreter"], 1),
-                "original, quoted (ms)": None if row.get("quoted_original_s") is None else 1000 * row["quoted_original_s"],
+                "original, quoted (ms)": _quoted_ms(row.get("quoted_original_s")),
             }
         )
     return pd.DataFrame(rows).set_index("command")
@@ -243,7 +248,7 @@ def breakdown_table(record: Mapping[str, Any], which: str = "grid") -> pd.DataFr
     record : dict
         A benchmark record.
     which : str
-        ``"grid"`` or ``"chain"`` (a million-step D1 scenario).
+        ``"grid"``, ``"chain"`` (a million-step D1 scenario) or ``"branches"`` (D3 with 10,000 branches).
 
     Returns
     -------
@@ -270,7 +275,9 @@ def _breakdown(record: Mapping[str, Any], which: str) -> Mapping[str, Any]:
     try:
         return record["breakdowns"][which]
     except KeyError:
-        raise ParameterError(f"the benchmark record has no {which!r} breakdown; expected grid or chain") from None
+        raise ParameterError(
+            f"the benchmark record has no {which!r} breakdown; expected one of {', '.join(record.get('breakdowns', {}))}"
+        ) from None
 
 
 def breakdown_figure(record: Mapping[str, Any], which: str = "grid") -> Figure:
@@ -411,7 +418,7 @@ def glue_values(record: Mapping[str, Any]) -> dict[str, Any]:
             perf_cli_met=_met(s["cli_cold_start"]["target_met"]),
             perf_interpreter=s["interpreter"]["cpu_median_s"],
         )
-    for which in ("grid", "chain"):
+    for which in ("grid", "chain", "branches"):
         b = record.get("breakdowns", {}).get(which)
         if b is None:
             continue

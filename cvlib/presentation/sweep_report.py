@@ -123,7 +123,7 @@ def load_recorded_run(path: str | Path | None = None) -> dict[str, Any]:
 
     Parameters
     ----------
-    path : str or Path, optional
+    path : str or pathlib.Path or None
         A record written by ``python -m benchmarks.law_at_scale``.
 
     Returns

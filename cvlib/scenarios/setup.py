@@ -91,9 +91,9 @@ def run_setups(setups: Iterable[ScenarioSetup], *, rules: ExecutionRules | None 
 
     Parameters
     ----------
-    setups : iterable of ScenarioSetup
+    setups : list of ScenarioSetup
         The scenarios to run.
-    rules : ExecutionRules, optional
+    rules : ExecutionRules or None
         The execution rules for every run; None is the article's.
 
     Returns
