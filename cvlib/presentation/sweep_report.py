@@ -164,7 +164,8 @@ def recorded_run_table(largest: Mapping[str, Any]) -> pd.DataFrame:
         ("steps: min / median / max", f"{largest['steps']['min']} / {largest['steps']['q50']} / {largest['steps']['max']}"),
         ("recorded", m.get("measured_at", "date not recorded")),
         ("load average (1 min) at start, end", _loads(largest)),
-        ("machine", f"{m['cores']} cores ({m['cpu']}), {m['memory_gib']} GiB, Python {m['python']}, cvlib {m['cvlib']}"),
+        ("machine", f"{m['cores']} cores ({m['cpu']}), {m['memory_gib']} GiB"),
+        ("software", f"Python {m['python']}, cvlib {m['cvlib']}"),
     ]
     return pd.DataFrame(rows, columns=["recorded run", "value"]).set_index("recorded run")
 
