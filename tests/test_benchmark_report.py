@@ -26,7 +26,6 @@ from cvlib.presentation import performance as perf  # noqa: E402
 from cvlib.presentation import sweep_report as report  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
-LATEST = ROOT / "data" / "benchmarks" / "latest.json"
 LARGEST = ROOT / "data" / "benchmarks" / "law_at_scale_largest.json"
 
 
