@@ -53,6 +53,7 @@ __all__ = [
     "compute_budget",
     "executor_names",
     "get_policy",
+    "policies",
     "recovery_cost",
     "register_policy",
     "run_baseline",
