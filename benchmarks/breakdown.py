@@ -174,6 +174,7 @@ def scenario_phases(which: str, size: int, repeats: int) -> dict[str, Any]:
     )
     result = _report(timed, SCENARIO_PHASES, nested={}, steps=len(state["plan"]))
     result["scenario"] = f"{name} {', '.join(f'{k}={v:,}' for k, v in params.items())}"
+    result["size"] = size
     return result
 
 

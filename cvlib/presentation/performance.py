@@ -225,7 +225,7 @@ def sweep_table(record: Mapping[str, Any]) -> pd.DataFrame:
         {
             "what": f"{t['plans']:,} plans, {name} backend" + ("" if name == "serial" else f", {t['workers']} workers"),
             "wall (s)": round(row["wall_median_s"], 2),
-            "serial ÷ this": round(row["speedup_vs_serial_wall"], 2),
+            "serial ÷ this": f"{row['speedup_vs_serial_wall']:.2f}",
         }
         for name, row in t["backends"].items()
     ]
@@ -233,7 +233,7 @@ def sweep_table(record: Mapping[str, Any]) -> pd.DataFrame:
         {
             "what": f"first processes sweep in a fresh interpreter, workers by {method}",
             "wall (s)": round(s[method]["wall_median_s"], 2),
-            "serial ÷ this": None,
+            "serial ÷ this": "",
         }
         for method in ("forkserver", "spawn")
     ]
@@ -382,6 +382,7 @@ def glue_values(record: Mapping[str, Any]) -> dict[str, Any]:
         "perf_grid_met": _met(grid.get("target_met")),
         "perf_grid_ratio": grid["ratio"],
         "perf_grid_steps": grid["steps"],
+        "perf_grid_configs": grid["size"],
         "perf_grid_quoted_ms": 1000 * grid["quoted_original_s"] if grid.get("quoted_original_s") else None,
     }
     for case in ("chain", "isolated_branches"):
@@ -426,6 +427,9 @@ def glue_values(record: Mapping[str, Any]) -> dict[str, Any]:
             out[f"perf_{which}_share_{p['phase']}"] = 100 * p["share_of_whole"]
             out[f"perf_{which}_ms_{p['phase']}"] = 1000 * p["cpu_median_s"]
         out[f"perf_{which}_breakdown_whole_ms"] = 1000 * b["whole_cpu_median_s"]
+        out[f"perf_{which}_breakdown_steps"] = b["steps"]
+        if "size" in b:
+            out[f"perf_{which}_size"] = b["size"]
         top = max((p for p in b["phases"] if p["part_of"] is None and p["phase"] != "remainder"),
                   key=lambda p: p["cpu_median_s"])
         out[f"perf_{which}_top_phase"] = PHASE_NAMES[top["phase"]]
