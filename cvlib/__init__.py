@@ -131,7 +131,9 @@ _MODULES: dict[str, str] = {
     # presentation
     "extension_figures": "cvlib.presentation.extension_figures",
     "figures": "cvlib.presentation.figures",
+    "performance": "cvlib.presentation.performance",
     "published": "cvlib.presentation.published",
+    "sweep_report": "cvlib.presentation.sweep_report",
     # side packages
     "fidelity": "cvlib.fidelity",
     "notes": "cvlib.notes",
