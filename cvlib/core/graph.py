@@ -160,11 +160,32 @@ class CompactIds(Sequence[str]):
 
     @abstractmethod
     def make(self, index: int) -> str:
-        """The id of the step at ``index`` (0 <= index < len(self))."""
+        """The id of the step at ``index``.
+
+        Parameters
+        ----------
+        index : int
+            ``0 <= index < len(self)``.
+
+        Returns
+        -------
+        str
+        """
 
     @abstractmethod
     def find(self, step_id: str) -> int:
-        """The index of ``step_id``, or -1 when it is not one of these ids."""
+        """The index of ``step_id``.
+
+        Parameters
+        ----------
+        step_id : str
+            An id.
+
+        Returns
+        -------
+        int
+            -1 when it is not one of these ids.
+        """
 
     @overload
     def __getitem__(self, index: int) -> str: ...
@@ -237,7 +258,19 @@ class RunColumns(NamedTuple):
     run_closures: list[frozenset[str]]
 
     def count_touching(self, facts: AbstractSet[str], start: int, stop: int) -> int:
-        """How many positions in ``[start, stop)`` have a closure that holds any of ``facts``."""
+        """How many positions in ``[start, stop)`` have a closure that holds any of ``facts``.
+
+        Parameters
+        ----------
+        facts : set of str
+            The facts asked about (e.g. the broken ones).
+        start, stop : int
+            Positions, ``stop`` excluded.
+
+        Returns
+        -------
+        int
+        """
         starts, objects = self.run_starts, self.run_closures
         r = bisect_right(starts, start) - 1
         count = 0
@@ -410,7 +443,12 @@ class PlanGraph:
             raise UnknownStepError(f"no step {step_id!r} in this plan") from None
 
     def run_columns(self) -> RunColumns:
-        """The plan as the executors and the law walk it (see :class:`RunColumns`), computed once."""
+        """The plan as the executors and the law walk it (see :class:`RunColumns`), computed once.
+
+        Returns
+        -------
+        RunColumns
+        """
         if self._run_columns_cache is None:
             closures, order = self._closures, self._order
             n = len(closures)
@@ -466,15 +504,45 @@ class PlanGraph:
         return {s.id: s for s in self}
 
     def step_at(self, position: int) -> Step:
-        """The step at ``position`` of the execution order."""
+        """The step at ``position`` of the execution order.
+
+        Parameters
+        ----------
+        position : int
+            Zero-based.
+
+        Returns
+        -------
+        Step
+        """
         return self._make_step(self._order[position])
 
     def kind_at(self, position: int) -> StepKind:
-        """The kind of the step at ``position`` of the execution order (without making the step)."""
+        """The kind of the step at ``position`` of the execution order (without making the step).
+
+        Parameters
+        ----------
+        position : int
+            Zero-based.
+
+        Returns
+        -------
+        StepKind
+        """
         return _KIND_OF_CODE[self._kinds[self._order[position]]]
 
     def step(self, step_id: str) -> Step:
-        """The step called ``step_id``; an unknown id raises :class:`~cvlib.core.errors.UnknownStepError`."""
+        """The step called ``step_id``.
+
+        Parameters
+        ----------
+        step_id : str
+            An id; an unknown one raises :class:`~cvlib.core.errors.UnknownStepError`.
+
+        Returns
+        -------
+        Step
+        """
         return self._make_step(self._index_of(step_id))
 
     @property
@@ -509,18 +577,38 @@ class PlanGraph:
 
     # -- order and closures --------------------------------------------------
     def topological_order(self) -> list[str]:
-        """Step ids in execution order: Kahn's algorithm, smallest ready id first."""
+        """Step ids in execution order: Kahn's algorithm, smallest ready id first.
+
+        Returns
+        -------
+        list of str
+        """
         ids = self._ids
         return [ids[i] for i in self._order]
 
     def ordered_steps(self) -> Iterator[tuple[Step, frozenset[str]]]:
-        """Each step with its requirement closure, in execution order."""
+        """Each step with its requirement closure, in execution order.
+
+        Returns
+        -------
+        iterator of (Step, frozenset of str)
+        """
         closures = self._closures
         for i in self._order:
             yield self._make_step(i), closures[i]
 
     def position(self, step_id: str) -> int:
-        """Zero-based position of a step in the topological order."""
+        """Zero-based position of a step in the topological order.
+
+        Parameters
+        ----------
+        step_id : str
+            An id.
+
+        Returns
+        -------
+        int
+        """
         return self._pos()[self._index_of(step_id)]
 
     def ancestors_at(self, position: int, known: AbstractSet[int] = frozenset()) -> set[int]:
@@ -555,11 +643,31 @@ class PlanGraph:
         return found
 
     def closure(self, step_id: str) -> frozenset[str]:
-        """Facts the step rests on: its own requirements and all its predecessors' closures."""
+        """Facts the step rests on: its own requirements and all its predecessors' closures.
+
+        Parameters
+        ----------
+        step_id : str
+            An id.
+
+        Returns
+        -------
+        frozenset of str
+        """
         return self._closures[self._index_of(step_id)]
 
     def closure_size(self, fact_id: str) -> int:
-        """Number of steps whose closure holds ``fact_id`` (its blast radius), summed over runs."""
+        """Number of steps whose closure holds ``fact_id`` (its blast radius), summed over runs.
+
+        Parameters
+        ----------
+        fact_id : str
+            A fact.
+
+        Returns
+        -------
+        int
+        """
         cached = self._closure_size_cache.get(fact_id)
         if cached is None:
             columns = self.run_columns()
@@ -577,6 +685,15 @@ class PlanGraph:
         the fact, not once per step; a plan that is one run of one closure
         holding the fact answers with its longest path, which generators hand
         over.
+
+        Parameters
+        ----------
+        fact_id : str
+            A fact.
+
+        Returns
+        -------
+        int
         """
         cached = self._depth_cache.get(fact_id)
         if cached is None:
@@ -672,7 +789,12 @@ class PlanGraph:
         return deepest
 
     def action_count(self) -> int:
-        """Number of action steps in the plan."""
+        """Number of action steps in the plan.
+
+        Returns
+        -------
+        int
+        """
         return self._kinds.count(_ACTION_CODE)
 
     # -- construction algorithms ---------------------------------------------

@@ -31,7 +31,17 @@ if TYPE_CHECKING:
 
 
 def break_ticks(events: Iterable[Event]) -> dict[str, int]:
-    """For each fact some event really breaks, the earliest tick at which it breaks."""
+    """For each fact some event really breaks, the earliest tick at which it breaks.
+
+    Parameters
+    ----------
+    events : iterable of Event
+        A schedule.
+
+    Returns
+    -------
+    dict of str to int
+    """
     ticks: dict[str, int] = {}
     for event in events:
         if event.breaks_fact:

@@ -72,11 +72,26 @@ class SweepSpec(Protocol):
     def __len__(self) -> int: ...
 
     def rows(self, start: int, stop: int) -> list[dict[str, Any]]:
-        """One result row for each task ``start`` up to (not including) ``stop``."""
+        """One result row for each task ``start`` up to (not including) ``stop``.
+
+        Parameters
+        ----------
+        start, stop : int
+            Task numbers.
+
+        Returns
+        -------
+        list of dict
+        """
         ...
 
     def describe(self) -> dict[str, Any]:
-        """A JSON-able description that identifies the sweep (a resumed run must match it)."""
+        """A JSON-able description that identifies the sweep (a resumed run must match it).
+
+        Returns
+        -------
+        dict
+        """
         ...
 
 
@@ -118,7 +133,17 @@ class Grid:
         return math.prod(len(values) for _, values in self.params)
 
     def task(self, index: int) -> dict[str, Any]:
-        """The parameters of task ``index`` (mixed-radix digits, last parameter fastest)."""
+        """The parameters of task ``index`` (mixed-radix digits, last parameter fastest).
+
+        Parameters
+        ----------
+        index : int
+            The task's number.
+
+        Returns
+        -------
+        dict
+        """
         out: dict[str, Any] = {}
         for name, values in reversed(self.params):
             index, digit = divmod(index, len(values))
@@ -126,7 +151,18 @@ class Grid:
         return dict(reversed(list(out.items())))
 
     def rows(self, start: int, stop: int) -> list[dict[str, Any]]:
-        """Run tasks ``start`` up to (not including) ``stop``: one row each."""
+        """Run tasks ``start`` up to (not including) ``stop``: one row each.
+
+        Parameters
+        ----------
+        start, stop : int
+            Task numbers.
+
+        Returns
+        -------
+        list of dict
+            The task number, the scenario, its parameters and :func:`~cvlib.experiments.article.run_row`.
+        """
         rows = []
         for index in range(start, stop):
             params = self.task(index)
@@ -134,7 +170,12 @@ class Grid:
         return rows
 
     def describe(self) -> dict[str, Any]:
-        """The scenario and its parameter values, JSON-able (a resumed run must match it)."""
+        """The scenario and its parameter values, JSON-able (a resumed run must match it).
+
+        Returns
+        -------
+        dict
+        """
         return {"kind": "grid", "scenario": self.scenario, "params": [[n, list(v)] for n, v in self.params]}
 
 
@@ -165,7 +206,17 @@ class RandomFamily:
         return self.count
 
     def rows(self, start: int, stop: int) -> list[dict[str, Any]]:
-        """Generate and run plans ``start`` up to (not including) ``stop``: one row each."""
+        """Generate and run plans ``start`` up to (not including) ``stop``: one row each.
+
+        Parameters
+        ----------
+        start, stop : int
+            Plan numbers.
+
+        Returns
+        -------
+        list of dict
+        """
         rows = []
         for index in range(start, stop):
             setup = random_setup(self.seed, index, family=self.family, max_steps=self.max_steps)
@@ -198,7 +249,12 @@ class RandomFamily:
         return rows
 
     def describe(self) -> dict[str, Any]:
-        """Seed, count, family and size limit, JSON-able (a resumed run must match it)."""
+        """Seed, count, family and size limit, JSON-able (a resumed run must match it).
+
+        Returns
+        -------
+        dict
+        """
         return {"kind": "random", "seed": self.seed, "count": self.count, "family": self.family, "max_steps": self.max_steps}
 
 
@@ -438,6 +494,11 @@ def sweep(
         Show a tqdm progress bar (on stderr) counting tasks.
     retries:
         Extra attempts Dask makes for a chunk whose function raised.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per task, in task order, whatever the backend.
     """
     if backend not in _RUNNERS:
         raise SweepError(f"unknown sweep backend {backend!r}; expected one of {', '.join(BACKENDS)}")

@@ -166,6 +166,17 @@ def chain(depth: int, root_fact: str = "F1") -> PlanGraph:
     ``S0`` is a plan step requiring ``root_fact``, the last step is the action
     and the rest are decisions; with ``depth == 1`` the only step is an action
     that requires ``root_fact`` itself.
+
+    Parameters
+    ----------
+    depth : int
+        Steps (at least 1).
+    root_fact : str
+        The fact the first step requires.
+
+    Returns
+    -------
+    PlanGraph
     """
     sizes.chain_size(depth).check()
     depth = require_int("depth", depth, minimum=1)
@@ -351,7 +362,21 @@ def _csr(pointers: list[int], indices: list[int]) -> CSR:
 
 
 def branching_layer_widths(depth: int, branching_factor: int, merge_factor: int) -> list[int]:
-    """Widths of the diamond's layers: fan out for the first half, merge after, end on one action."""
+    """Widths of the diamond's layers: fan out for the first half, merge after, end on one action.
+
+    Parameters
+    ----------
+    depth : int
+        Layers.
+    branching_factor : int
+        Fan-out per layer.
+    merge_factor : int
+        Width divisor in the merging half.
+
+    Returns
+    -------
+    list of int
+    """
     sizes.branching_size(depth, branching_factor, merge_factor).check()
     widths = []
     width = 1
@@ -379,6 +404,23 @@ def branching(
     the previous layer by a :class:`random.Random` seeded with ``seed`` (one
     generator for the whole plan, sampled layer by layer, step by step), so the
     same seed gives the same wiring.
+
+    Parameters
+    ----------
+    depth : int
+        Layers.
+    branching_factor : int
+        Fan-out per layer, and predecessors per step.
+    merge_factor : int
+        Width divisor in the merging half.
+    seed : int
+        Seed of the wiring.
+    root_fact : str
+        The fact layer 0 requires.
+
+    Returns
+    -------
+    PlanGraph
     """
     sizes.branching_size(depth, branching_factor, merge_factor).check()
     depth = require_int("depth", depth, minimum=1)
@@ -429,6 +471,19 @@ def multi_branch(pre_merge_depth: int, num_branches: int, post_merge_depth: int)
     requiring ``F{b+1}``. The shared segment ``M0 … M{q-1}`` starts after every
     branch's last step and ends on the action. Breaking one branch's fact
     exposes only that branch and the shared segment.
+
+    Parameters
+    ----------
+    pre_merge_depth : int
+        Steps in each branch.
+    num_branches : int
+        Branches.
+    post_merge_depth : int
+        Steps in the shared segment.
+
+    Returns
+    -------
+    PlanGraph
     """
     sizes.multi_branch_size(pre_merge_depth, num_branches, post_merge_depth).check()
     p = require_int("pre_merge_depth", pre_merge_depth, minimum=1)
@@ -476,7 +531,17 @@ def multi_branch(pre_merge_depth: int, num_branches: int, post_merge_depth: int)
 
 
 def branch_facts(num_branches: int) -> list[str]:
-    """The private facts of :func:`multi_branch`'s branches, ``F1 … F{num_branches}``."""
+    """The private facts of :func:`multi_branch`'s branches, ``F1 … F{num_branches}``.
+
+    Parameters
+    ----------
+    num_branches : int
+        Branches.
+
+    Returns
+    -------
+    list of str
+    """
     num_branches = require_int("num_branches", num_branches, minimum=1)
     sizes.facts_size(num_branches).check()
     return [f"F{b + 1}" for b in range(num_branches)]
@@ -486,7 +551,19 @@ GENERATORS = {"chain": chain, "branching": branching, "multi_branch": multi_bran
 
 
 def generate(name: str, **params: object) -> PlanGraph:
-    """Build a plan with the generator called ``name`` (used by scenario spec files)."""
+    """Build a plan with the generator called ``name`` (used by scenario spec files).
+
+    Parameters
+    ----------
+    name : str
+        ``chain``, ``branching`` or ``multi_branch``.
+    **params
+        The generator's parameters.
+
+    Returns
+    -------
+    PlanGraph
+    """
     try:
         generator = GENERATORS[name]
     except KeyError:
