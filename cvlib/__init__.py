@@ -133,8 +133,10 @@ _MODULES: dict[str, str] = {
     "figures": "cvlib.presentation.figures",
     "formatting": "cvlib.presentation.formatting",
     "notes_figures": "cvlib.presentation.notes_figures",
+    "performance": "cvlib.presentation.performance",
     "published": "cvlib.presentation.published",
     "style": "cvlib.presentation.style",
+    "sweep_report": "cvlib.presentation.sweep_report",
     "tables": "cvlib.presentation.tables",
     # side packages
     "fidelity": "cvlib.fidelity",

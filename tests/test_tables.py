@@ -80,3 +80,15 @@ def test_to_frame_gives_the_shown_texts(frame):
 def test_columns_already_written_as_numbers_are_aligned_as_numbers():
     t = table(pd.DataFrame({"a": ["1,000", "12%", "–"], "b": ["x", "1", "2"], "c": ["2.28.0", "3.1.3", "2.2.0"]}))
     assert t.numeric == (True, False, False)  # a version is not a number
+
+
+def test_shown_keeps_a_rounded_frames_decimals_per_column_and_its_named_index():
+    from cvlib.presentation.tables import shown
+
+    frame = pd.DataFrame({"CPU (ms)": [47.6, 576.1, 126.0], "runs": [3, 1000, 2]},
+                         index=pd.Index(["a", "b", "c"], name="case"))
+    t = shown(frame)
+    assert t.header == ("Case", "CPU (ms)", "runs")
+    assert [r[1] for r in t.rows] == ["47.6", "576.1", "126.0"]
+    assert [r[2] for r in t.rows] == ["3", "1,000", "2"]
+    assert shown(frame.reset_index(drop=True)).header == ("CPU (ms)", "runs")

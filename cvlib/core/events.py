@@ -54,7 +54,8 @@ class Event:
     def __post_init__(self) -> None:
         require_int("event tick", self.tick, minimum=0)
         try:
-            object.__setattr__(self, "kind", EventKind(self.kind))
+            if type(self.kind) is not EventKind:
+                object.__setattr__(self, "kind", EventKind(self.kind))
         except ValueError:
             raise ParameterError(
                 f"unknown event kind {self.kind!r} for fact {self.fact_id!r}; "
@@ -142,6 +143,13 @@ class ObservationLog:
         self._observed: dict[str, int] = {}
         for fact_id, tick in (observed or {}).items():
             self._observed[fact_id] = require_int(f"observation tick of {fact_id!r}", tick, minimum=0)
+
+    @classmethod
+    def from_start(cls, fact_ids: Iterable[str]) -> ObservationLog:
+        """A log in which every one of ``fact_ids`` was observed at tick 0 (a world's start; nothing to check)."""
+        log = object.__new__(cls)
+        log._observed = dict.fromkeys(fact_ids, 0)
+        return log
 
     def record(self, evidence: Evidence) -> int:
         """Take ``evidence`` into account; only a later observation moves the fact's tick forward.

@@ -34,7 +34,7 @@ from typing import Any, Protocol
 
 from cvlib.core.errors import ParameterError
 from cvlib.core.facts import DOUBTFUL_STATES, ValidityState
-from cvlib.core.graph import PlanGraph, RunColumns
+from cvlib.core.graph import PlanGraph, RunColumns, Step, StepKind
 from cvlib.core.recovery import recovery_cost, redo_cost_before
 from cvlib.core.rules import ExecutionRules, check_rules
 from cvlib.core.validation import require_int
@@ -53,6 +53,7 @@ __all__ = [
     "compute_budget",
     "executor_names",
     "get_policy",
+    "policies",
     "recovery_cost",
     "register_policy",
     "run_baseline",
@@ -477,7 +478,10 @@ def run_policy(
         raise ParameterError(f"an executor runs in a World, got {type(world).__name__}")
     if not isinstance(plan, PlanGraph):
         raise ParameterError(f"an executor runs a PlanGraph, got {type(plan).__name__}")
-    budget = compute_budget(plan, at_risk) if budget is None else require_int("budget", budget, minimum=0)
+    if budget is None:
+        budget = compute_budget(plan, at_risk)
+    elif type(budget) is not int or budget < 0:
+        budget = require_int("budget", budget, minimum=0)
     rules = world.rules
     run = RunState(plan, rules, budget, recovery_cost(plan, at_risk))
     view = world.belief_view(recorder)
@@ -503,15 +507,16 @@ def run_policy(
         if position >= n:
             completed = carry_on  # ran out of steps: the article's (flat) rules call that not completed
             break
-        # An action, or a step the policy watches: one step at a time.
+        # An action, or a step the policy watches: one step at a time. The view
+        # needs only the step's kind, so no Step value is made for it.
         closure = closures[position]
-        step = plan.step_at(position)
+        is_action = position == stop
         view.sync()
         view.decide(closure, position)
         verdict = policy.check(view, run, position, closure)
         if verdict is None:
-            failure = view.execute(step, closure)
-            if not step.is_action:
+            failure = view.execute(_ACTION_STEP if is_action else _PLAIN_STEP, closure)
+            if not is_action:
                 position += 1
                 if view.steps_used > budget:
                     break
@@ -541,6 +546,10 @@ def run_policy(
     # The ledger is read by the harness after the run, never through the view.
     return ExecutorResult.from_ledger(policy.name, world.ledger, budget, completed)
 
+
+# What the loop hands BeliefView.execute (the view reads only whether the step is an action).
+_ACTION_STEP = Step("action", StepKind.ACTION)
+_PLAIN_STEP = Step("plain", StepKind.DECISION)
 
 #: The registered executors by name, baseline first (the order of every comparison table).
 _POLICIES: dict[str, Policy] = {BASELINE: Baseline(), VALIDITY_AWARE: ValidityAware()}

@@ -10,7 +10,7 @@ test can hold on to the fact it started from.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
@@ -93,12 +93,15 @@ class Fact:
 
     def _moved(self, tick: int, state: ValidityState, value: Any = None, *, keep_value: bool = True) -> Fact:
         entry = HistoryEntry(tick=tick, previous_value=self.value, previous_state=self.state)
-        return replace(
-            self,
-            value=self.value if keep_value else value,
-            state=state,
-            history=self.history + (entry,),
-        )
+        # The fields are valid already (this fact's own, a known state): set them without
+        # dataclasses.replace, which re-runs every check and costs more than the transition.
+        moved = object.__new__(Fact)
+        object.__setattr__(moved, "id", self.id)
+        object.__setattr__(moved, "value", self.value if keep_value else value)
+        object.__setattr__(moved, "state", state)
+        object.__setattr__(moved, "valid_until", self.valid_until)
+        object.__setattr__(moved, "history", (*self.history, entry))
+        return moved
 
     def replaced(self, new_value: Any, tick: int) -> Fact:
         """A newer observation replaced the value: the old belief is SUPERSEDED.

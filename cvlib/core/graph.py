@@ -4,13 +4,16 @@ A step's *requirement closure* is every fact it depends on, directly or through
 any predecessor. Invalidation travels along that closure: a decision three
 hops downstream of a broken fact still rests on it although it never names it.
 
-What keeps this linear in the number of steps and edges:
+What keeps this linear in the number of steps and edges, and small:
 
-* the graph is stored by columns (ids, kinds, requirements, and predecessor
-  *indices* in compressed-sparse-row ``array("q")`` columns), not as one
-  object per step;
-  :class:`Step` values are made on demand when a caller asks for one, so a
-  plan of a million steps costs a few lists, not a million objects;
+* the graph is stored by columns (kinds as one byte each, requirements, and
+  predecessor *indices* in compressed-sparse-row ``array("q")`` columns), not
+  as one object per step; :class:`Step` values are made on demand when a
+  caller asks for one, so a plan of a million steps costs a few flat arrays,
+  not a million objects;
+* step ids may be *compact* (:class:`CompactIds`): a generator whose ids
+  follow a pattern (``S0 … S999999``) hands over an object that makes each id
+  from its index and parses an id back, instead of a million strings;
 * the topological order is Kahn's algorithm with a binary heap keyed by step
   id, so "smallest id first among the ready steps" costs O(log w) a pop for w
   ready steps instead of re-sorting the ready list; generators that know their
@@ -18,26 +21,30 @@ What keeps this linear in the number of steps and edges:
 * closures are computed once in that order and *interned*: a step whose
   closure equals one of its predecessors' reuses that very frozenset, so a
   chain of a million steps holds one closure object, not a million;
-* the executors walk the closures in execution order as *runs* of one shared
-  closure object (:class:`RunColumns`), so a stretch of steps is judged
-  against ground truth once per run, not once per step;
-* per-fact queries (closure size, invalidation depth) are single passes over
-  the steps, memoised per fact because the graph is immutable; the id index
-  used by per-step lookups is built only when first needed.
+* the executors and the law walk the closures in execution order as *runs* of
+  one shared closure object (:class:`RunColumns`), so a stretch of steps is
+  judged once per run, not once per step; closure sizes are sums of run
+  lengths;
+* the invalidation depth walks *links*, maximal stretches of the order in
+  which each step's only predecessor is the step just before it: along a link
+  the depth grows by one a step, so it is computed once per link, not once
+  per step;
+* the id index used by per-step lookups is built only when first needed.
 """
 
 from __future__ import annotations
 
 import heapq
+from abc import abstractmethod
 from array import array
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections.abc import Iterator, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from enum import Enum
-from itertools import accumulate, chain, compress, groupby, repeat
-from operator import contains, is_
-from typing import NamedTuple
+from itertools import accumulate, chain, compress, islice
+from operator import is_not
+from typing import NamedTuple, overload
 
 from cvlib.core.errors import (
     CycleError,
@@ -113,6 +120,127 @@ def _trusted_step(step_id: str, kind: StepKind, requires: frozenset[str], predec
 _EMPTY: frozenset[str] = frozenset()
 
 
+#: Step kinds by their one-byte code in a plan's kind column, and back.
+_KIND_OF_CODE: tuple[StepKind, ...] = (StepKind.PLAN, StepKind.DECISION, StepKind.ACTION)
+_CODE_OF_KIND: dict[StepKind, int] = {kind: code for code, kind in enumerate(_KIND_OF_CODE)}
+_ACTION_CODE = _CODE_OF_KIND[StepKind.ACTION]
+
+
+def kind_codes(kinds: Sequence[StepKind]) -> bytes:
+    """A kind column in the one-byte form plans store (what generators may hand over directly).
+
+    Parameters
+    ----------
+    kinds : list of StepKind
+        One kind per step.
+
+    Returns
+    -------
+    bytes
+        One code per step: 0 plan, 1 decision, 2 action.
+    """
+    return bytes(map(_CODE_OF_KIND.__getitem__, kinds))
+
+
+#: The code of each kind, for generators that build a kind column directly.
+PLAN_CODE, DECISION_CODE, ACTION_CODE = (_CODE_OF_KIND[k] for k in _KIND_OF_CODE)
+
+
+class CompactIds(Sequence[str]):
+    """Step ids made from their index on demand, and parsed back, instead of stored.
+
+    A generator whose ids follow a pattern subclasses this with
+    ``__len__``, :meth:`make` (index -> id) and :meth:`find` (id -> index, or
+    -1 for an id that is not one of them). A plan holding compact ids never
+    builds the id strings, nor a dictionary from ids to indices, unless a
+    caller asks for every id at once.
+    """
+
+    __slots__ = ()
+
+    @abstractmethod
+    def make(self, index: int) -> str:
+        """The id of the step at ``index``.
+
+        Parameters
+        ----------
+        index : int
+            ``0 <= index < len(self)``.
+
+        Returns
+        -------
+        str
+        """
+
+    @abstractmethod
+    def find(self, step_id: str) -> int:
+        """The index of ``step_id``.
+
+        Parameters
+        ----------
+        step_id : str
+            An id.
+
+        Returns
+        -------
+        int
+            -1 when it is not one of these ids.
+        """
+
+    @overload
+    def __getitem__(self, index: int) -> str: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[str]: ...
+
+    def __getitem__(self, index: int | slice) -> str | list[str]:
+        if isinstance(index, slice):
+            return [self.make(i) for i in range(*index.indices(len(self)))]
+        n = len(self)
+        if index < 0:
+            index += n
+        if not 0 <= index < n:
+            raise IndexError(f"step index {index} out of range for {n} steps")
+        return self.make(index)
+
+    def __iter__(self) -> Iterator[str]:
+        return map(self.make, range(len(self)))
+
+    def __contains__(self, step_id: object) -> bool:
+        return isinstance(step_id, str) and self.find(step_id) >= 0
+
+
+def parse_index(text: str) -> int:
+    """``text`` as a non-negative decimal index written as ``str`` writes it, else -1.
+
+    Compact ids use it to parse an id back: ``"07"``, ``"+7"``, ``" 7"`` and
+    non-ASCII digits are not ``str(7)``, so they are not ids.
+
+    Parameters
+    ----------
+    text : str
+        The digits after an id's prefix.
+
+    Returns
+    -------
+    int
+    """
+    if not text or not text.isascii() or not text.isdigit() or (text[0] == "0" and len(text) > 1):
+        return -1
+    return int(text)
+
+
+class CSR(NamedTuple):
+    """Predecessors in compressed-sparse-row form: step ``i`` follows ``indices[pointers[i]:pointers[i + 1]]``.
+
+    Either column may be a list (cheapest to build for a small plan) or an
+    ``array("q")`` (eight bytes an entry, no int objects, for a large one).
+    """
+
+    pointers: Sequence[int]
+    indices: Sequence[int]
+
+
 class RunColumns(NamedTuple):
     """A plan laid out in execution order, as the executors and the law read it.
 
@@ -124,13 +252,25 @@ class RunColumns(NamedTuple):
     against ground truth is one set operation, not one per step.
     """
 
-    closures: list[frozenset[str]]
+    closures: Sequence[frozenset[str]]
     actions: list[int]
     run_starts: list[int]
     run_closures: list[frozenset[str]]
 
-    def count_touching(self, facts: set[str] | frozenset[str], start: int, stop: int) -> int:
-        """How many positions in ``[start, stop)`` have a closure that holds any of ``facts``."""
+    def count_touching(self, facts: AbstractSet[str], start: int, stop: int) -> int:
+        """How many positions in ``[start, stop)`` have a closure that holds any of ``facts``.
+
+        Parameters
+        ----------
+        facts : set of str
+            The facts asked about (e.g. the broken ones).
+        start, stop : int
+            Positions, ``stop`` excluded.
+
+        Returns
+        -------
+        int
+        """
         starts, objects = self.run_starts, self.run_closures
         r = bisect_right(starts, start) - 1
         count = 0
@@ -161,7 +301,11 @@ class PlanGraph:
         "_index_cache",
         "_facts_cache",
         "_closure_size_cache",
+        "_depth_cache",
+        "_run_starts",
         "_run_columns_cache",
+        "_links",
+        "_longest",
     )
 
     def __init__(self, steps: Sequence[Step]) -> None:
@@ -184,47 +328,65 @@ class PlanGraph:
                     f"step {step.id!r} comes after {missing.args[0]!r}, which is not a step of the plan"
                 ) from None
         self._setup(
-            [s.id for s in steps], [s.kind for s in steps], [s.requires for s in steps], predecessors, index=index
+            [s.id for s in steps], kind_codes([s.kind for s in steps]), [s.requires for s in steps], predecessors,
+            index=index,
         )
 
     @classmethod
     def _from_columns(
         cls,
-        ids: list[str],
-        kinds: list[StepKind],
-        requires: list[frozenset[str]],
-        predecessors: Sequence[tuple[int, ...]] | tuple[array[int], array[int]],
+        ids: Sequence[str],
+        kinds: Sequence[StepKind] | bytes,
+        requires: Sequence[frozenset[str]],
+        predecessors: Sequence[tuple[int, ...]] | CSR | tuple[array[int], array[int]],
         order: Sequence[int] | None = None,
-        closures: list[frozenset[str]] | None = None,
+        closures: Sequence[frozenset[str]] | None = None,
+        *,
+        run_starts: list[int] | None = None,
+        links: list[int] | None = None,
+        longest: int | None = None,
     ) -> PlanGraph:
         """The trusted constructor used by generators: columns known to be valid by construction.
 
-        ``predecessors`` is one tuple of step indices per step, or the CSR pair
-        ``(pointers, indices)`` as ``array("q")`` values: step ``i``'s
-        predecessors are ``indices[pointers[i]:pointers[i + 1]]``. ``order`` and ``closures`` may be given when
-        the generator knows them (its tests check them against the general
-        algorithms); otherwise they are computed. Ids are assumed unique and
-        the graph acyclic.
+        ``ids`` is a list or a :class:`CompactIds`; ``kinds`` one
+        :class:`StepKind` per step or the one-byte codes of :func:`kind_codes`;
+        ``predecessors`` one tuple of step indices per step, or a :class:`CSR`
+        pair (an ``(array("q"), array("q"))`` tuple is read as one too). What a
+        generator knows by construction it may hand over, and its tests check
+        it against the general algorithms: ``order`` (Kahn's), ``closures``,
+        ``run_starts`` (where the runs of shared closure objects start, in
+        execution order, followed by the number of steps), ``links`` (the
+        positions that start a link, see :meth:`_link_starts`) and
+        ``longest`` (the number of steps on a longest path). Ids are assumed
+        unique and the graph acyclic.
         """
         graph = object.__new__(cls)
-        graph._setup(ids, kinds, requires, predecessors, order=order, closures=closures)
+        codes = kinds if isinstance(kinds, bytes) else kind_codes(kinds)
+        graph._setup(ids, codes, requires, predecessors, order=order, closures=closures)
+        graph._run_starts = run_starts
+        graph._links = links
+        graph._longest = longest
         return graph
 
     def _setup(
         self,
-        ids: list[str],
-        kinds: list[StepKind],
-        requires: list[frozenset[str]],
-        predecessors: Sequence[tuple[int, ...]] | tuple[array[int], array[int]],
+        ids: Sequence[str],
+        kinds: bytes,
+        requires: Sequence[frozenset[str]],
+        predecessors: Sequence[tuple[int, ...]] | CSR | tuple[array[int], array[int]],
         *,
         order: Sequence[int] | None = None,
-        closures: list[frozenset[str]] | None = None,
+        closures: Sequence[frozenset[str]] | None = None,
         index: dict[str, int] | None = None,
     ) -> None:
         self._ids = ids
         self._kinds = kinds
         self._requires = requires
-        if isinstance(predecessors, tuple) and len(predecessors) == 2 and isinstance(predecessors[0], array):
+        self._pred_ptr: Sequence[int]
+        self._pred_idx: Sequence[int]
+        if isinstance(predecessors, CSR) or (
+            isinstance(predecessors, tuple) and len(predecessors) == 2 and isinstance(predecessors[0], array)
+        ):
             self._pred_ptr, self._pred_idx = predecessors
         else:
             self._pred_ptr = array("q", accumulate(map(len, predecessors), initial=0))
@@ -232,49 +394,88 @@ class PlanGraph:
         self._index_cache = index
         self._facts_cache: frozenset[str] | None = None
         self._closure_size_cache: dict[str, int] = {}
+        self._depth_cache: dict[str, int] = {}
+        self._run_starts: list[int] | None = None
         self._run_columns_cache: RunColumns | None = None
-        self._order: Sequence[int] = order if order is not None else self._kahn_order()
-        if isinstance(self._order, range) and self._order == range(len(ids)):
-            self._positions: Sequence[int] = self._order
-        else:
-            positions = [0] * len(ids)
-            for position, i in enumerate(self._order):
-                positions[i] = position
-            self._positions = positions
+        self._links: list[int] | None = None
+        self._longest: int | None = None
+        if order is None:
+            order = self._kahn_order()
+        self._order: Sequence[int] = order
+        self._positions: Sequence[int] | None = None  # made when first needed (see _pos)
+        if isinstance(order, range) and order == range(len(ids)):
+            self._positions = order
+        elif len(order) > 256:
+            # A flat array: a list of a million positions would hold a million int objects.
+            self._order = order if isinstance(order, array) else array("q", order)
         self._closures = closures if closures is not None else self._interned_closures()
 
     # -- columns -------------------------------------------------------------
+    def _pos(self) -> Sequence[int]:
+        """Each step's position in the execution order, by step index (the inverse of the order)."""
+        if self._positions is None:
+            order = self._order
+            positions = array("q", bytes(8 * len(order)))
+            for position, i in enumerate(order):
+                positions[i] = position
+            self._positions = positions
+        return self._positions
+
     def _make_step(self, i: int) -> Step:
         lo, hi = self._pred_ptr[i], self._pred_ptr[i + 1]
         ids = self._ids
-        return _trusted_step(ids[i], self._kinds[i], self._requires[i], tuple(ids[p] for p in self._pred_idx[lo:hi]))
-
-    @property
-    def _index(self) -> dict[str, int]:
-        if self._index_cache is None:
-            self._index_cache = {step_id: i for i, step_id in enumerate(self._ids)}
-        return self._index_cache
+        return _trusted_step(
+            ids[i], _KIND_OF_CODE[self._kinds[i]], self._requires[i], tuple([ids[p] for p in self._pred_idx[lo:hi]])
+        )
 
     def _index_of(self, step_id: str) -> int:
+        ids = self._ids
+        if isinstance(ids, CompactIds):
+            found = ids.find(step_id) if isinstance(step_id, str) else -1
+            if found < 0:
+                raise UnknownStepError(f"no step {step_id!r} in this plan")
+            return found
+        if self._index_cache is None:
+            self._index_cache = {step_id: i for i, step_id in enumerate(ids)}
         try:
-            return self._index[step_id]
+            return self._index_cache[step_id]
         except (KeyError, TypeError):
             raise UnknownStepError(f"no step {step_id!r} in this plan") from None
 
     def run_columns(self) -> RunColumns:
-        """The plan as the executors and the law walk it (see :class:`RunColumns`), computed once."""
+        """The plan as the executors and the law walk it (see :class:`RunColumns`), computed once.
+
+        Returns
+        -------
+        RunColumns
+        """
         if self._run_columns_cache is None:
-            closures, kinds, order = self._closures, self._kinds, self._order
-            if isinstance(order, range) and order == range(len(closures)):
+            closures, order = self._closures, self._order
+            n = len(closures)
+            ordered: Sequence[frozenset[str]]
+            if isinstance(order, range) and order == range(n):
                 ordered = closures
             else:
-                ordered = [closures[i] for i in order]
-            positions = self._positions
-            action_steps = compress(range(len(kinds)), map(is_, kinds, repeat(StepKind.ACTION)))
-            actions = sorted(positions[i] for i in action_steps)
-            lengths = [len(list(group)) for _, group in groupby(ordered, key=id)]
-            run_starts = list(accumulate(lengths, initial=0))
-            run_closures = [ordered[start] for start in run_starts[:-1]]
+                ordered = list(map(closures.__getitem__, order))
+            # The actions: the kind column is one byte a step, so bytes.find walks it in C.
+            kinds = self._kinds
+            found = kinds.find(_ACTION_CODE)
+            action_steps = []
+            while found >= 0:
+                action_steps.append(found)
+                found = kinds.find(_ACTION_CODE, found + 1)
+            if self._positions is order:
+                actions = action_steps
+            elif len(action_steps) <= 4 and self._positions is None:
+                actions = sorted([order.index(i) for i in action_steps])  # searched in C; no inverse needed
+            else:
+                positions = self._pos()
+                actions = sorted([positions[i] for i in action_steps])
+            run_starts = self._run_starts
+            if run_starts is None:
+                # A run starts wherever a closure is not the very object before it (compared in C).
+                run_starts = [0, *compress(range(1, n), map(is_not, islice(ordered, 1, None), ordered)), n]
+            run_closures = [ordered[start] for start in islice(run_starts, len(run_starts) - 1)]
             self._run_columns_cache = RunColumns(ordered, actions, run_starts, run_closures)
         return self._run_columns_cache
 
@@ -283,13 +484,16 @@ class PlanGraph:
         return len(self._ids)
 
     def __iter__(self) -> Iterator[Step]:
-        return (self._make_step(i) for i in range(len(self._ids)))
+        return map(self._make_step, range(len(self._ids)))
 
     def __contains__(self, step_id: object) -> bool:
-        try:
-            return step_id in self._index
-        except TypeError:
+        if not isinstance(step_id, str):
             return False
+        try:
+            self._index_of(step_id)
+        except UnknownStepError:
+            return False
+        return True
 
     def __repr__(self) -> str:
         return f"PlanGraph({len(self)} steps, {len(self.facts)} facts)"
@@ -300,18 +504,54 @@ class PlanGraph:
         return {s.id: s for s in self}
 
     def step_at(self, position: int) -> Step:
-        """The step at ``position`` of the execution order."""
+        """The step at ``position`` of the execution order.
+
+        Parameters
+        ----------
+        position : int
+            Zero-based.
+
+        Returns
+        -------
+        Step
+        """
         return self._make_step(self._order[position])
 
+    def kind_at(self, position: int) -> StepKind:
+        """The kind of the step at ``position`` of the execution order (without making the step).
+
+        Parameters
+        ----------
+        position : int
+            Zero-based.
+
+        Returns
+        -------
+        StepKind
+        """
+        return _KIND_OF_CODE[self._kinds[self._order[position]]]
+
     def step(self, step_id: str) -> Step:
-        """The step called ``step_id``; an unknown id raises :class:`~cvlib.core.errors.UnknownStepError`."""
+        """The step called ``step_id``.
+
+        Parameters
+        ----------
+        step_id : str
+            An id; an unknown one raises :class:`~cvlib.core.errors.UnknownStepError`.
+
+        Returns
+        -------
+        Step
+        """
         return self._make_step(self._index_of(step_id))
 
     @property
     def facts(self) -> frozenset[str]:
         """Every fact some step requires directly."""
         if self._facts_cache is None:
-            self._facts_cache = frozenset().union(*set(self._requires))
+            # Every fact in a closure is some step's own requirement, and every
+            # requirement is in its step's closure: the union over runs is the same set.
+            self._facts_cache = frozenset().union(*self.run_columns().run_closures)
         return self._facts_cache
 
     def require_fact(self, fact_id: object, role: str = "fact") -> str:
@@ -337,19 +577,39 @@ class PlanGraph:
 
     # -- order and closures --------------------------------------------------
     def topological_order(self) -> list[str]:
-        """Step ids in execution order: Kahn's algorithm, smallest ready id first."""
+        """Step ids in execution order: Kahn's algorithm, smallest ready id first.
+
+        Returns
+        -------
+        list of str
+        """
         ids = self._ids
         return [ids[i] for i in self._order]
 
     def ordered_steps(self) -> Iterator[tuple[Step, frozenset[str]]]:
-        """Each step with its requirement closure, in execution order."""
+        """Each step with its requirement closure, in execution order.
+
+        Returns
+        -------
+        iterator of (Step, frozenset of str)
+        """
         closures = self._closures
         for i in self._order:
             yield self._make_step(i), closures[i]
 
     def position(self, step_id: str) -> int:
-        """Zero-based position of a step in the topological order."""
-        return self._positions[self._index_of(step_id)]
+        """Zero-based position of a step in the topological order.
+
+        Parameters
+        ----------
+        step_id : str
+            An id.
+
+        Returns
+        -------
+        int
+        """
+        return self._pos()[self._index_of(step_id)]
 
     def ancestors_at(self, position: int, known: AbstractSet[int] = frozenset()) -> set[int]:
         """Positions of the step at ``position`` and of every step it rests on, transitively.
@@ -370,7 +630,7 @@ class PlanGraph:
         set of int
             The newly found positions (``position`` included unless known).
         """
-        ptr, idx, order, positions = self._pred_ptr, self._pred_idx, self._order, self._positions
+        ptr, idx, order, positions = self._pred_ptr, self._pred_idx, self._order, self._pos()
         found: set[int] = set()
         stack = [position]
         while stack:
@@ -383,41 +643,159 @@ class PlanGraph:
         return found
 
     def closure(self, step_id: str) -> frozenset[str]:
-        """Facts the step rests on: its own requirements and all its predecessors' closures."""
+        """Facts the step rests on: its own requirements and all its predecessors' closures.
+
+        Parameters
+        ----------
+        step_id : str
+            An id.
+
+        Returns
+        -------
+        frozenset of str
+        """
         return self._closures[self._index_of(step_id)]
 
     def closure_size(self, fact_id: str) -> int:
-        """Number of steps whose closure holds ``fact_id`` (its blast radius)."""
+        """Number of steps whose closure holds ``fact_id`` (its blast radius), summed over runs.
+
+        Parameters
+        ----------
+        fact_id : str
+            A fact.
+
+        Returns
+        -------
+        int
+        """
         cached = self._closure_size_cache.get(fact_id)
         if cached is None:
-            cached = self._closure_size_cache[fact_id] = sum(map(contains, self._closures, repeat(fact_id)))
+            columns = self.run_columns()
+            starts = columns.run_starts
+            cached = sum(
+                [starts[r + 1] - starts[r] for r, closure in enumerate(columns.run_closures) if fact_id in closure]
+            )
+            self._closure_size_cache[fact_id] = cached
         return cached
 
     def invalidation_depth(self, fact_id: str) -> int:
-        """Longest chain of steps inside ``fact_id``'s closure, counted in steps."""
-        ptr, idx = self._pred_ptr, self._pred_idx
-        closures = self._closures
-        depth = [0] * len(self._ids)
-        deepest = 0
-        for i in self._order:
-            if fact_id not in closures[i]:
-                continue
-            lo, hi = ptr[i], ptr[i + 1]
-            if hi - lo == 1:
-                d = depth[idx[lo]] + 1
-            elif lo == hi:
-                d = 1
+        """Longest chain of steps inside ``fact_id``'s closure, counted in steps.
+
+        Computed once per link (see ``_link_starts``) of the runs holding
+        the fact, not once per step; a plan that is one run of one closure
+        holding the fact answers with its longest path, which generators hand
+        over.
+
+        Parameters
+        ----------
+        fact_id : str
+            A fact.
+
+        Returns
+        -------
+        int
+        """
+        cached = self._depth_cache.get(fact_id)
+        if cached is None:
+            run_closures = self.run_columns().run_closures
+            if len(run_closures) == 1:
+                cached = self._longest_path() if fact_id in run_closures[0] else 0
             else:
-                d = max(depth[p] for p in idx[lo:hi]) + 1
-            depth[i] = d
-            if d > deepest:
-                deepest = d
+                cached = self._deepest(fact_id)
+            self._depth_cache[fact_id] = cached
+        return cached
+
+    def _longest_path(self) -> int:
+        """Steps on a longest path of the plan, handed over by a generator or computed once by links."""
+        if self._longest is None:
+            self._longest = self._deepest(None)
+        return self._longest
+
+    def _link_starts(self) -> list[int]:
+        """Positions that start a *link*, computed once (or handed over by a generator).
+
+        A position ``k > 0`` continues a link when its step has exactly one
+        predecessor, the step at position ``k - 1``; every other position
+        starts one. Along a link closures only grow, so the steps holding a
+        fact form a suffix of it, and their depths inside the fact's closure
+        rise by one a step.
+        """
+        if self._links is None:
+            order, positions, ptr, idx = self._order, self._pos(), self._pred_ptr, self._pred_idx
+            starts = [0]
+            for k in range(1, len(order)):
+                i = order[k]
+                lo = ptr[i]
+                if ptr[i + 1] - lo != 1 or positions[idx[lo]] != k - 1:
+                    starts.append(k)
+            self._links = starts
+        return self._links
+
+    def _deepest(self, fact_id: str | None) -> int:
+        """The longest chain of steps holding ``fact_id`` (None: of all steps), by runs and links.
+
+        Only the runs whose closure holds the fact are visited, and in them
+        one entry per link: a link's depth at its first holding position
+        comes from its first step's predecessors (or is 1 when that position
+        is not the link's first), and grows by one a step after it.
+        """
+        starts = self._link_starts()
+        columns = self.run_columns()
+        run_starts, run_closures = columns.run_starts, columns.run_closures
+        order, positions, ptr, idx = self._order, self._pos(), self._pred_ptr, self._pred_idx
+        n, links = len(order), len(starts)
+        if fact_id is None:
+            holding = range(len(run_closures))
+        else:
+            holding = [r for r, closure in enumerate(run_closures) if fact_id in closure]  # type: ignore[assignment]
+        # Per link met: its first position holding the fact, and the depth there.
+        first: dict[int, int] = {}
+        depth_at: dict[int, int] = {}
+        deepest = 0
+        for r in holding:
+            lo, hi = run_starts[r], run_starts[r + 1]
+            g = bisect_right(starts, lo) - 1
+            while g < links and starts[g] < hi:
+                if g in first:  # met in an earlier run already
+                    g += 1
+                    continue
+                start = starts[g]
+                stop = starts[g + 1] if g + 1 < links else n
+                hit = max(start, lo)
+                d = 1
+                if hit == start:
+                    i = order[start]
+                    preds = idx[ptr[i] : ptr[i + 1]]
+                    if len(preds) <= 2 * len(first) + 16:
+                        for p in preds:
+                            q = positions[p]
+                            h = bisect_right(starts, q) - 1
+                            a = first.get(h, n)
+                            if q >= a:
+                                d = max(d, depth_at[h] + q - a + 1)
+                    else:
+                        # Many predecessors (a merge of many branches), few links holding the fact so
+                        # far: for each such link, its deepest holding predecessor is its last one.
+                        found = sorted(map(positions.__getitem__, preds))
+                        for h, a in first.items():
+                            end = starts[h + 1] if h + 1 < links else n
+                            k = bisect_left(found, end) - 1
+                            if k >= 0 and found[k] >= a:
+                                d = max(d, depth_at[h] + found[k] - a + 1)
+                first[g] = hit
+                depth_at[g] = d
+                deepest = max(deepest, d + stop - 1 - hit)
+                g += 1
         return deepest
 
     def action_count(self) -> int:
-        """Number of action steps in the plan."""
-        action = StepKind.ACTION
-        return sum(1 for k in self._kinds if k is action)
+        """Number of action steps in the plan.
+
+        Returns
+        -------
+        int
+        """
+        return self._kinds.count(_ACTION_CODE)
 
     # -- construction algorithms ---------------------------------------------
     def _kahn_order(self) -> list[int]:

@@ -16,8 +16,9 @@ never runs an executor; :func:`~cvlib.experiments.law_check.check_law` runs them
 
 from __future__ import annotations
 
-import math
+from bisect import bisect_left
 from collections.abc import Iterable, Mapping
+from collections.abc import Set as AbstractSet
 from typing import TYPE_CHECKING
 
 from cvlib.core.errors import UnknownFactError
@@ -30,7 +31,17 @@ if TYPE_CHECKING:
 
 
 def break_ticks(events: Iterable[Event]) -> dict[str, int]:
-    """For each fact some event really breaks, the earliest tick at which it breaks."""
+    """For each fact some event really breaks, the earliest tick at which it breaks.
+
+    Parameters
+    ----------
+    events : iterable of Event
+        A schedule.
+
+    Returns
+    -------
+    dict of str to int
+    """
     ticks: dict[str, int] = {}
     for event in events:
         if event.breaks_fact:
@@ -41,27 +52,61 @@ def break_ticks(events: Iterable[Event]) -> dict[str, int]:
 def predicted_pfw(plan: PlanGraph, breaks: Mapping[str, int], *, through_actions: bool = False) -> int:
     """Baseline PFW predicted from the plan and the tick each fact breaks (see module docstring).
 
-    ``through_actions=True`` predicts it for runs that go on past a successful
-    action (the non-flat recovery models of :mod:`cvlib.core.recovery`); see
-    :func:`predicted_pfw_through_actions`.
+    Counted once per run of steps sharing one closure (see
+    :class:`~cvlib.core.graph.RunColumns`): a run's earliest break tick is
+    found once, and the steps of the run at or after it are counted by
+    subtraction. ``through_actions=True`` predicts it for runs that go on past
+    a successful action (the non-flat recovery models of
+    :mod:`cvlib.core.recovery`); see :func:`predicted_pfw_through_actions`.
+
+    Parameters
+    ----------
+    plan : PlanGraph
+        The plan.
+    breaks : dict
+        Fact id -> the earliest tick it really breaks (see :func:`break_ticks`).
+    through_actions : bool
+        Predict for runs that continue past successful actions.
+
+    Returns
+    -------
+    int
     """
     if through_actions:
         return predicted_pfw_through_actions(plan, breaks)
     if not breaks:
         return 0
-    closures, actions = plan.run_columns()[:2]  # closures in execution order, action positions
-    first_action = actions[0] if actions else len(closures)
-    # Closures are interned: find each distinct closure's earliest break once.
-    earliest: dict[int, float] = {}
+    columns = plan.run_columns()
+    actions, run_starts, run_closures = columns.actions, columns.run_starts, columns.run_closures
+    first_action = actions[0] if actions else len(columns.closures)
+    before = bisect_left(run_starts, first_action)  # the runs that start before the first action
+    broken = frozenset(breaks)
+    # Only runs whose closure holds a broken fact can count (isdisjoint walks the smaller set, in C).
+    touched = [r for r in range(before) if not broken.isdisjoint(run_closures[r])]
+    earliest: dict[int, int | None] = {}  # closure object -> earliest break among its facts
     count = 0
-    for position in range(first_action):
-        closure = closures[position]
-        tick = earliest.get(id(closure))
-        if tick is None:
-            tick = earliest[id(closure)] = min((breaks[f] for f in closure if f in breaks), default=math.inf)
-        if tick <= position:
-            count += 1
+    for r in touched:
+        closure = run_closures[r]
+        key = id(closure)
+        if key in earliest:
+            tick = earliest[key]
+        else:
+            tick = earliest[key] = _earliest_break(closure, breaks, _NONE)
+        if tick is not None:
+            count += max(0, min(run_starts[r + 1], first_action) - max(run_starts[r], tick))
     return count
+
+
+_NONE: frozenset[str] = frozenset()
+
+
+def _earliest_break(closure: frozenset[str], breaks: Mapping[str, int], skip: AbstractSet[str]) -> int | None:
+    """The earliest tick at which a fact of ``closure`` not in ``skip`` breaks (None: none does)."""
+    if len(breaks) < len(closure):
+        ticks = [tick for f, tick in breaks.items() if f in closure and f not in skip]
+    else:
+        ticks = [breaks[f] for f in closure if f in breaks and f not in skip]
+    return min(ticks) if ticks else None
 
 
 def predicted_pfw_through_actions(plan: PlanGraph, breaks: Mapping[str, int]) -> int:
@@ -79,30 +124,80 @@ def predicted_pfw_through_actions(plan: PlanGraph, breaks: Mapping[str, int]) ->
     Exact when every break is due by the first failing action: a replan
     moves the clock by a model-dependent cost, so a break scheduled after it
     lands at a position only the executor knows. (With one break, or all
-    breaks at tick 0, that condition always holds.)
+    breaks at tick 0, that condition always holds.) Counted per stretch of a
+    run between actions; only an action looks at single facts.
+
+    Parameters
+    ----------
+    plan : PlanGraph
+        The plan.
+    breaks : dict
+        Fact id -> the earliest tick it really breaks.
+
+    Returns
+    -------
+    int
     """
     if not breaks:
         return 0
+    columns = plan.run_columns()
+    actions, run_starts, run_closures = columns.actions, columns.run_starts, columns.run_closures
     refreshed: set[str] = set()
+    earliest: dict[int, int | None] = {}  # closure object -> earliest break not yet refreshed
     count = 0
-    for position, (step, closure) in enumerate(plan.ordered_steps()):
-        broken = {f for f in closure if f in breaks and breaks[f] <= position and f not in refreshed}
-        if not broken:
-            continue
-        if step.is_action:
-            refreshed |= {f for f in closure if f in breaks and breaks[f] <= position}
-        else:
-            count += 1
+    upcoming = 0  # index into ``actions`` of the first action at or after ``lo``
+    for r, closure in enumerate(run_closures):
+        lo, hi = run_starts[r], run_starts[r + 1]
+        while lo < hi:
+            while upcoming < len(actions) and actions[upcoming] < lo:
+                upcoming += 1
+            stop = min(actions[upcoming], hi) if upcoming < len(actions) else hi
+            if stop > lo:  # plain steps lo .. stop - 1
+                key = id(closure)
+                if key in earliest:
+                    tick = earliest[key]
+                else:
+                    tick = earliest[key] = _earliest_break(closure, breaks, refreshed)
+                if tick is not None:
+                    count += max(0, stop - max(lo, tick))
+            if stop == hi:
+                break
+            # The action at ``stop`` fails if a fact of its closure broke by now and was not re-observed.
+            due = [f for f in closure if f in breaks and breaks[f] <= stop] if len(closure) <= len(breaks) else [
+                f for f, tick in breaks.items() if tick <= stop and f in closure
+            ]
+            if any(f not in refreshed for f in due):
+                refreshed.update(due)
+                earliest.clear()
+            lo = stop + 1
     return count
 
 
 def predicted_pfw_single(plan: PlanGraph, fact_id: str, change_tick: int) -> int:
-    """The article's form: non-action steps holding ``fact_id`` at positions >= ``change_tick``."""
+    """The article's form: non-action steps holding ``fact_id`` at positions >= ``change_tick``.
+
+    Parameters
+    ----------
+    plan : PlanGraph
+        The plan.
+    fact_id : str
+        The fact that changes; it must be required by some step.
+    change_tick : int
+        The tick it changes at.
+
+    Returns
+    -------
+    int
+    """
     require_int("change_tick", change_tick, minimum=0)
     if fact_id not in plan.facts:
         raise UnknownFactError(f"fact {fact_id!r} is not required by any step of the plan")
+    columns = plan.run_columns()
+    actions, run_starts = columns.actions, columns.run_starts
     count = 0
-    for position, (step, closure) in enumerate(plan.ordered_steps()):
-        if fact_id in closure and not step.is_action and position >= change_tick:
-            count += 1
+    for r, closure in enumerate(columns.run_closures):
+        if fact_id in closure:
+            lo, hi = max(run_starts[r], change_tick), run_starts[r + 1]
+            if hi > lo:
+                count += hi - lo - (bisect_left(actions, hi) - bisect_left(actions, lo))
     return count

@@ -136,7 +136,7 @@ def require_int(name: str, value: object, *, minimum: int | None = None, maximum
     int
         ``value`` as a plain int.
     """
-    if isinstance(value, bool) or not isinstance(value, Integral):
+    if type(value) is not int and (isinstance(value, bool) or not isinstance(value, Integral)):
         raise ParameterError(f"{name} must be an integer, got {type(value).__name__} {shown(value)}")
     number = int(value)
     if minimum is not None and number < minimum:

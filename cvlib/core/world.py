@@ -172,10 +172,10 @@ class World:
         supports: Mapping[str, str] | None = None,
     ) -> None:
         self.rules: ExecutionRules = check_rules(rules) or ORIGINAL
-        fact_values = list(facts.values()) if isinstance(facts, Mapping) else list(facts)
+        fact_values = facts if isinstance(facts, (tuple, list)) else facts.values() if isinstance(facts, Mapping) else facts
         held: dict[str, Fact] = {}
         for fact in fact_values:
-            if not isinstance(fact, Fact):
+            if type(fact) is not Fact and not isinstance(fact, Fact):
                 raise ParameterError(f"a world holds Fact values, got {type(fact).__name__}: {fact!r}")
             if fact.id in held:
                 raise ParameterError(f"duplicate fact id {fact.id!r} in the world")
@@ -183,7 +183,7 @@ class World:
         events, silent_changes, resource_events = tuple(events), tuple(silent_changes), tuple(resource_events)
         self._inputs = (tuple(held.values()), events, silent_changes, resource_events, supports)
         self._stream = _schedule(held, events, silent_changes, resource_events)
-        self._supports = check_supports(supports, held)
+        self._supports = check_supports(supports, held) if supports is not None else {}
         if self.rules.ttl is not None:
             held = {fid: replace(f, valid_until=self.rules.ttl) for fid, f in held.items()}
         self._facts = held
@@ -194,8 +194,9 @@ class World:
         self._down_facts: frozenset[str] = _EMPTY
         self._unusable: set[str] = self._broken  # the same object until an outage makes them differ
         self._horizons = [(f.valid_until, f.id) for f in held.values() if f.valid_until is not None]
-        heapq.heapify(self._horizons)
-        self._log = ObservationLog(dict.fromkeys(held, 0))
+        if len(self._horizons) > 1:
+            heapq.heapify(self._horizons)
+        self._log = ObservationLog.from_start(held)
         self._rng: random.Random | None = None
         self.ledger = Ledger()
 
@@ -222,7 +223,7 @@ class World:
 
     def apply_due_events(self) -> None:
         """Apply every change due by now, in schedule order, then expire facts past their horizon."""
-        tick = self.tick
+        tick = self.ledger.steps_used
         stream = self._stream
         while self._next < len(stream) and stream[self._next][0] <= tick:
             _, _, kind, payload = stream[self._next]
@@ -371,6 +372,8 @@ def _schedule(
 ) -> list[tuple[int, int, int, Event | SilentChange | ResourceEvent]]:
     """Every scheduled change in one list, by tick; at one tick, events, then silent changes, then outages, each in given order."""
     stream: list[tuple[int, int, int, Event | SilentChange | ResourceEvent]] = []
+    if not (events or silent_changes or resource_events):
+        return stream
     for event in events:
         if not isinstance(event, Event):
             raise ParameterError(f"a world's events are Event values, got {type(event).__name__}: {event!r}")
@@ -390,8 +393,13 @@ def _schedule(
         if not isinstance(outage, ResourceEvent):
             raise ParameterError(f"resource_events holds ResourceEvent values, got {type(outage).__name__}")
         stream.append((outage.tick, len(stream), _RESOURCE, outage))
-    stream.sort(key=lambda item: (item[0], item[1]))
+    if len(stream) > 1:
+        stream.sort(key=_tick_then_rank)
     return stream
+
+
+def _tick_then_rank(item: tuple[int, int, int, object]) -> tuple[int, int]:
+    return item[0], item[1]
 
 
 class BeliefView:
@@ -543,15 +551,17 @@ class BeliefView:
         world = self._world
         unusable = world._unusable
         doomed = bool(unusable) and not unusable.isdisjoint(closure)
-        start = world.ledger.steps_used
-        world._spend(1)
-        if step.is_action:
-            cause = closure & unusable if doomed else _EMPTY
-            self._heard(start, 1, SpendKind.ACTION_FAILED if doomed else SpendKind.ACTION)
-            return frozenset(cause)
+        ledger = world.ledger
+        start = ledger.steps_used
+        ledger.steps_used = start + 1
+        if step.kind is StepKind.ACTION:
+            if self._recorder is not None:
+                self._heard(start, 1, SpendKind.ACTION_FAILED if doomed else SpendKind.ACTION)
+            return frozenset(closure & unusable) if doomed else _EMPTY
         if doomed:
-            world.ledger.pre_failure_work += 1
-        self._heard(start, 1, SpendKind.DOOMED if doomed else SpendKind.EXECUTE)
+            ledger.pre_failure_work += 1
+        if self._recorder is not None:
+            self._heard(start, 1, SpendKind.DOOMED if doomed else SpendKind.EXECUTE)
         return _EMPTY
 
     def execute_run(
@@ -723,11 +733,12 @@ class BeliefView:
         cost : int
             Steps the replan costs.
         """
-        world = self._world
-        start = world.ledger.steps_used
-        world._spend(cost)
-        world.ledger.replans += 1
-        self._heard(start, cost, SpendKind.REPLAN)
+        ledger = self._world.ledger
+        start = ledger.steps_used
+        ledger.steps_used = start + cost
+        ledger.replans += 1
+        if self._recorder is not None:
+            self._heard(start, cost, SpendKind.REPLAN)
 
     def recover(self, cost: int, refresh: Iterable[str]) -> None:
         """A replan that carries on: spend ``cost`` and re-observe ``refresh`` at its source.

@@ -11,10 +11,13 @@ The chunk size is a parameter of the sweep, never derived from the backend.
 Backends (``backend=``):
 
 * ``"serial"``: in this process, chunk after chunk (the default);
-* ``"processes"``: a pool of local processes (:mod:`concurrent.futures`);
+* ``"processes"``: a pool of local processes (:mod:`concurrent.futures`),
+  forked from a server that imported cvlib once (``forkserver``), each
+  watching a pipe from the sweeping process so that none outlives it;
 * ``"dask"``: :mod:`dask.distributed`, on a fresh ``LocalCluster`` of
   ``workers`` single-threaded worker processes, or on an existing cluster
-  given by its scheduler ``address``. If a worker dies mid-sweep, Dask's
+  given by its scheduler ``address`` or by a ``client`` already connected
+  to it. If a worker dies mid-sweep, Dask's
   scheduler reschedules the chunks it held on the surviving (or restarted)
   workers; each chunk is collected once, by its future, so nothing is lost
   or counted twice.
@@ -38,6 +41,7 @@ import json
 import math
 import os
 from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -68,11 +72,26 @@ class SweepSpec(Protocol):
     def __len__(self) -> int: ...
 
     def rows(self, start: int, stop: int) -> list[dict[str, Any]]:
-        """One result row for each task ``start`` up to (not including) ``stop``."""
+        """One result row for each task ``start`` up to (not including) ``stop``.
+
+        Parameters
+        ----------
+        start, stop : int
+            Task numbers.
+
+        Returns
+        -------
+        list of dict
+        """
         ...
 
     def describe(self) -> dict[str, Any]:
-        """A JSON-able description that identifies the sweep (a resumed run must match it)."""
+        """A JSON-able description that identifies the sweep (a resumed run must match it).
+
+        Returns
+        -------
+        dict
+        """
         ...
 
 
@@ -114,7 +133,17 @@ class Grid:
         return math.prod(len(values) for _, values in self.params)
 
     def task(self, index: int) -> dict[str, Any]:
-        """The parameters of task ``index`` (mixed-radix digits, last parameter fastest)."""
+        """The parameters of task ``index`` (mixed-radix digits, last parameter fastest).
+
+        Parameters
+        ----------
+        index : int
+            The task's number.
+
+        Returns
+        -------
+        dict
+        """
         out: dict[str, Any] = {}
         for name, values in reversed(self.params):
             index, digit = divmod(index, len(values))
@@ -122,7 +151,18 @@ class Grid:
         return dict(reversed(list(out.items())))
 
     def rows(self, start: int, stop: int) -> list[dict[str, Any]]:
-        """Run tasks ``start`` up to (not including) ``stop``: one row each."""
+        """Run tasks ``start`` up to (not including) ``stop``: one row each.
+
+        Parameters
+        ----------
+        start, stop : int
+            Task numbers.
+
+        Returns
+        -------
+        list of dict
+            The task number, the scenario, its parameters and :func:`~cvlib.experiments.article.run_row`.
+        """
         rows = []
         for index in range(start, stop):
             params = self.task(index)
@@ -130,7 +170,12 @@ class Grid:
         return rows
 
     def describe(self) -> dict[str, Any]:
-        """The scenario and its parameter values, JSON-able (a resumed run must match it)."""
+        """The scenario and its parameter values, JSON-able (a resumed run must match it).
+
+        Returns
+        -------
+        dict
+        """
         return {"kind": "grid", "scenario": self.scenario, "params": [[n, list(v)] for n, v in self.params]}
 
 
@@ -161,7 +206,17 @@ class RandomFamily:
         return self.count
 
     def rows(self, start: int, stop: int) -> list[dict[str, Any]]:
-        """Generate and run plans ``start`` up to (not including) ``stop``: one row each."""
+        """Generate and run plans ``start`` up to (not including) ``stop``: one row each.
+
+        Parameters
+        ----------
+        start, stop : int
+            Plan numbers.
+
+        Returns
+        -------
+        list of dict
+        """
         rows = []
         for index in range(start, stop):
             setup = random_setup(self.seed, index, family=self.family, max_steps=self.max_steps)
@@ -194,7 +249,12 @@ class RandomFamily:
         return rows
 
     def describe(self) -> dict[str, Any]:
-        """Seed, count, family and size limit, JSON-able (a resumed run must match it)."""
+        """Seed, count, family and size limit, JSON-able (a resumed run must match it).
+
+        Returns
+        -------
+        dict
+        """
         return {"kind": "random", "seed": self.seed, "count": self.count, "family": self.family, "max_steps": self.max_steps}
 
 
@@ -241,14 +301,64 @@ def _serial(spec: SweepSpec, todo: list[tuple[int, int, int]], **_: Any) -> Iter
         yield chunk, _chunk_table(spec, lo, hi)
 
 
-def _processes(spec: SweepSpec, todo: list[tuple[int, int, int]], workers: int, **_: Any) -> Iterator[tuple[int, pa.Table]]:
+#: What the processes backend's fork server imports once, so its workers start with cvlib loaded.
+PRELOAD = ("cvlib.experiments.large_sweeps",)
+
+
+def _worker_context() -> Any:
+    """A ``forkserver`` context whose server has imported cvlib (``spawn`` where there is no fork server).
+
+    Each worker is forked from the server, so it starts with this module and
+    everything it imports already loaded, instead of importing cvlib afresh
+    as a spawned interpreter does; the server itself is a fresh interpreter,
+    so it is safe to use from a threaded parent (a notebook kernel, Dask),
+    which ``fork`` is not.
+    """
     import multiprocessing
+
+    if "forkserver" not in multiprocessing.get_all_start_methods():
+        return multiprocessing.get_context("spawn")
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(list(PRELOAD))
+    return context
+
+
+def _watch_parent(lifeline: Any) -> None:
+    """Worker initializer: exit as soon as the sweeping process is gone.
+
+    ``lifeline`` is the read end of a pipe whose only write end the sweeping
+    process holds. Nothing is ever written to it: when that process ends, in
+    whatever way (even ``SIGKILL``), the write end closes, the read returns
+    end-of-file, and the worker exits instead of waiting for tasks forever.
+    """
+    import threading
+
+    def wait() -> None:
+        try:
+            lifeline.recv_bytes()
+        except (EOFError, OSError):
+            pass
+        os._exit(1)
+
+    threading.Thread(target=wait, name="cvlib-sweep-lifeline", daemon=True).start()
+
+
+def _processes(spec: SweepSpec, todo: list[tuple[int, int, int]], workers: int, **_: Any) -> Iterator[tuple[int, pa.Table]]:
     from concurrent.futures import ProcessPoolExecutor, as_completed
 
-    with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn")) as pool:
-        futures = {pool.submit(_chunk_table, spec, lo, hi): chunk for chunk, lo, hi in todo}
-        for future in as_completed(futures):
-            yield futures[future], future.result()
+    context = _worker_context()
+    lifeline, keep_alive = context.Pipe(duplex=False)
+    try:
+        with ProcessPoolExecutor(
+            max_workers=workers, mp_context=context, initializer=_watch_parent, initargs=(lifeline,)
+        ) as pool:
+            futures = {pool.submit(_chunk_table, spec, lo, hi): chunk for chunk, lo, hi in todo}
+            for future in as_completed(futures):
+                yield futures[future], future.result()
+    finally:
+        # Only after every worker has gone: closing the write end tells any straggler to exit.
+        keep_alive.close()
+        lifeline.close()
 
 
 def _dask(
@@ -256,24 +366,20 @@ def _dask(
     todo: list[tuple[int, int, int]],
     workers: int,
     address: str | None,
+    client: Any,
     retries: int,
     token: str,
     **_: Any,
 ) -> Iterator[tuple[int, pa.Table]]:
-    import logging
+    from dask.distributed import Client, as_completed
 
-    from dask.distributed import Client, LocalCluster, as_completed
-
-    cluster = None
-    if address is None:
-        cluster = LocalCluster(
-            n_workers=workers,
-            threads_per_worker=1,
-            processes=True,
-            dashboard_address=":0",  # any free port: never clash with a running cluster
-            silence_logs=logging.CRITICAL,
-        )
-        client = Client(cluster)
+    local = None
+    own_client = client is None
+    if client is not None:
+        pass  # the caller's client, on the caller's cluster: used, never closed
+    elif address is None:
+        local = local_client(workers)
+        client = local.__enter__()
     else:
         client = Client(address)
     try:
@@ -286,9 +392,50 @@ def _dask(
         for future in as_completed(futures):
             yield futures[future], future.result()
     finally:
-        client.close()
-        if cluster is not None:
-            cluster.close()
+        if local is not None:
+            local.__exit__(None, None, None)
+        elif own_client:
+            client.close()
+
+
+@contextmanager
+def local_client(workers: int = 2) -> Iterator[Any]:
+    """A quiet Dask ``LocalCluster`` of ``workers`` single-threaded processes, and a client on it.
+
+    Start it once and hand the client to every sweep (``sweep(spec,
+    backend="dask", client=client)``) instead of letting each sweep start a
+    cluster of its own; a client on a cluster that is already running
+    (``dask.distributed.Client("tcp://scheduler:8786")``) is used the same way.
+    The cluster's dashboard takes any free port and its logs are silenced, so
+    a notebook's output does not depend on the machine.
+
+    Parameters
+    ----------
+    workers : int
+        Worker processes.
+
+    Returns
+    -------
+    dask.distributed.Client
+        Yielded by the context manager; cluster and client are closed on exit.
+    """
+    import logging
+
+    from dask.distributed import Client, LocalCluster
+
+    workers = require_int("workers", workers, minimum=1)
+    cluster = LocalCluster(
+        n_workers=workers,
+        threads_per_worker=1,
+        processes=True,
+        dashboard_address=":0",  # any free port: never clash with a running cluster
+        silence_logs=logging.CRITICAL,
+    )
+    try:
+        with Client(cluster) as client:
+            yield client
+    finally:
+        cluster.close()
 
 
 _RUNNERS = {"serial": _serial, "processes": _processes, "dask": _dask}
@@ -303,6 +450,7 @@ def sweep(
     backend: str = "serial",
     workers: int = 2,
     address: str | None = None,
+    client: Any = None,
     chunk_size: int = DEFAULT_CHUNK_SIZE,
     checkpoint: str | os.PathLike[str] | None = None,
     out: str | os.PathLike[str] | None = None,
@@ -322,9 +470,17 @@ def sweep(
         and identically ordered, whichever is used.
     workers:
         Worker processes for ``"processes"`` and for the Dask LocalCluster.
+        The processes backend forks them from a server that has imported
+        cvlib once, and each exits when the sweeping process ends, however
+        it ends.
     address:
         Scheduler address of an existing Dask cluster (``backend="dask"``
-        only); None starts a LocalCluster.
+        only); None starts a LocalCluster for this sweep.
+    client:
+        An existing :class:`dask.distributed.Client` to run on
+        (``backend="dask"`` only), instead of ``address``: the sweep uses it
+        and leaves it open, so several sweeps share one cluster without
+        paying for a new one each.
     chunk_size:
         Tasks per chunk, the unit of work, checkpointing and retry. Part of
         the sweep's identity: resuming needs the same value.
@@ -338,6 +494,11 @@ def sweep(
         Show a tqdm progress bar (on stderr) counting tasks.
     retries:
         Extra attempts Dask makes for a chunk whose function raised.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per task, in task order, whatever the backend.
     """
     if backend not in _RUNNERS:
         raise SweepError(f"unknown sweep backend {backend!r}; expected one of {', '.join(BACKENDS)}")
@@ -346,6 +507,13 @@ def sweep(
     retries = require_int("retries", retries, minimum=0)
     if address is not None and backend != "dask":
         raise SweepError(f"a scheduler address ({address!r}) only makes sense with backend='dask', got {backend!r}")
+    if client is not None:
+        if backend != "dask":
+            raise SweepError(f"a Dask client only makes sense with backend='dask', got {backend!r}")
+        if address is not None:
+            raise SweepError(f"give a Dask client or a scheduler address, not both (address {address!r})")
+        if not callable(getattr(client, "submit", None)):
+            raise SweepError(f"client must be a dask.distributed.Client, got {type(client).__name__}")
     n = check_runs("the sweep's tasks", len(spec))
     bounds = _chunk_bounds(n, chunk_size)
     manifest = {"spec": spec.describe(), "tasks": n, "chunk_size": chunk_size}
@@ -353,7 +521,7 @@ def sweep(
     identity = {**manifest, "seed": getattr(spec, "seed", None), "cvlib_version": cvlib_version()}
     store = Checkpoint(checkpoint, identity, bounds) if checkpoint is not None else None
     try:
-        return _run_chunks(spec, bounds, store, backend, workers, address, retries, token, out, progress)
+        return _run_chunks(spec, bounds, store, backend, workers, address, client, retries, token, out, progress)
     finally:
         if store is not None:
             store.close()
@@ -366,6 +534,7 @@ def _run_chunks(
     backend: str,
     workers: int,
     address: str | None,
+    client: Any,
     retries: int,
     token: str,
     out: str | os.PathLike[str] | None,
@@ -383,7 +552,9 @@ def _run_chunks(
     with tqdm(total=n, initial=finished, unit="task", disable=not progress, desc=f"sweep ({backend})") as bar:
         if todo:
             runner = _RUNNERS[backend]
-            for chunk, table in runner(spec, todo, workers=workers, address=address, retries=retries, token=token):
+            for chunk, table in runner(
+                spec, todo, workers=workers, address=address, client=client, retries=retries, token=token
+            ):
                 if chunk in tables:
                     raise SweepError(f"chunk {chunk} came back twice")  # cannot happen: one future per chunk
                 data = _parquet_bytes(table)

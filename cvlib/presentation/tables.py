@@ -232,6 +232,55 @@ def _is_numeric(column: pd.Series, spec: _Format | None) -> bool:
     return bool(texts) and all(_WRITTEN_NUMBER.match(v) for v in texts)
 
 
+def shown(frame: pd.DataFrame, *, caption: str | None = None, summary: str | None = None,
+          collapse_after: int | None = COLLAPSE_AFTER) -> Table:
+    """A DataFrame a library function already named and rounded for the page, as the book's table.
+
+    Its columns are shown under their own names and its index, when it has
+    a name, as the first column. A float column keeps the decimals its values
+    were rounded to, the same for every row (so ``47.6`` and ``576.1`` stay
+    one decimal, and ``126.0`` does not lose its ``.0``); integers get
+    thousands separators; text is shown as it is.
+
+    Parameters
+    ----------
+    frame:
+        The table, columns already named for a reader.
+    caption:
+        A sentence shown above the table.
+    summary:
+        The line on the dropdown when the table is folded.
+    collapse_after:
+        Fold the table when it has more rows than this (None: never).
+
+    Returns
+    -------
+    Table
+        The formatted table.
+    """
+    formats: dict[str, Any] = {}
+    for column in frame.columns:
+        if frame[column].dtype.kind == "f":
+            formats[str(column)] = Quantity(_decimals(frame[column]))
+    import pandas as pd
+
+    labelled = not isinstance(frame.index, pd.RangeIndex) or frame.index.name not in (None, "")
+    data = frame.rename(columns=str)
+    columns = {str(c): str(c) for c in frame.columns}
+    name = str(frame.index.name or "")
+    index = name[:1].upper() + name[1:] if labelled else None
+    return table(data, columns, formats, caption=caption, summary=summary, collapse_after=collapse_after, index=index)
+
+
+def _decimals(column: pd.Series, most: int = 3) -> int:
+    """How many decimals the values of a float column were rounded to (at most ``most``)."""
+    places = 0
+    for value in column.dropna():
+        text = f"{float(value):.{most}f}".rstrip("0")
+        places = max(places, len(text.split(".")[1]) if "." in text else 0)
+    return places
+
+
 #: The columns of an executor run as a reader sees them, in the order :func:`run_table` shows them.
 RUN_COLUMNS: dict[str, str] = {
     "completed": "Completed",
@@ -288,4 +337,4 @@ def run_table(
     return table(data, names, {"scur": "share"} if "scur" in columns else None, caption=caption)
 
 
-__all__ = ["COLLAPSE_AFTER", "RUN_COLUMNS", "Table", "run_table", "table"]
+__all__ = ["COLLAPSE_AFTER", "RUN_COLUMNS", "Table", "run_table", "shown", "table"]

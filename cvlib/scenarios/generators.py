@@ -3,6 +3,15 @@
 Step ids are part of the mechanics, not decoration: the topological order
 breaks ties by the smallest id as a string, so renaming steps can reorder a
 plan. The ids below are the published ones.
+
+What the generators hand the plan, so that a plan of a million steps is built
+in a few C-level passes and holds no per-step objects: ids as
+:class:`~cvlib.core.graph.CompactIds` (made from the index when asked for),
+kinds as one byte a step, requirements as a sparse column, predecessors in
+CSR arrays, and what they know by construction (the execution order, the
+closures, where runs of one closure start, the links, the longest path);
+``tests/test_performance_shape.py`` checks each against the general
+algorithm.
 """
 
 from __future__ import annotations
@@ -10,15 +19,145 @@ from __future__ import annotations
 import math
 import random
 from array import array
-from collections.abc import Callable
-from itertools import accumulate
+from bisect import bisect_right
+from collections.abc import Callable, Iterator, Sequence
+from itertools import accumulate, compress, cycle, repeat
+from itertools import chain as concatenated
+from typing import overload
 
 from cvlib.core.errors import ParameterError
-from cvlib.core.graph import PlanGraph, StepKind
+from cvlib.core.graph import ACTION_CODE, CSR, DECISION_CODE, PLAN_CODE, CompactIds, PlanGraph, parse_index
 from cvlib.core.validation import require_int, require_name
 from cvlib.scenarios import sizes
 
 _EMPTY: frozenset[str] = frozenset()
+
+
+class _NumberedIds(CompactIds):
+    """``{prefix}0 … {prefix}{n-1}`` (a chain's ``S0 … S{depth-1}``)."""
+
+    __slots__ = ("_prefix", "_n")
+
+    def __init__(self, prefix: str, n: int) -> None:
+        self._prefix, self._n = prefix, n
+
+    def __len__(self) -> int:
+        return self._n
+
+    def make(self, index: int) -> str:
+        return f"{self._prefix}{index}"
+
+    def find(self, step_id: str) -> int:
+        if not step_id.startswith(self._prefix):
+            return -1
+        i = parse_index(step_id[len(self._prefix) :])
+        return i if i < self._n else -1
+
+
+class _BranchIds(CompactIds):
+    """:func:`multi_branch`'s ids: ``B{b}_{i}`` for ``b`` branches of ``p`` steps, then ``M0 … M{q-1}``."""
+
+    __slots__ = ("_p", "_b", "_q")
+
+    def __init__(self, p: int, b: int, q: int) -> None:
+        self._p, self._b, self._q = p, b, q
+
+    def __len__(self) -> int:
+        return self._b * self._p + self._q
+
+    def make(self, index: int) -> str:
+        branch, i = divmod(index, self._p)
+        return f"B{branch}_{i}" if branch < self._b else f"M{index - self._b * self._p}"
+
+    def find(self, step_id: str) -> int:
+        if step_id.startswith("M"):
+            i = parse_index(step_id[1:])
+            return self._b * self._p + i if 0 <= i < self._q else -1
+        branch_text, _, i_text = step_id[1:].partition("_")
+        branch, i = parse_index(branch_text), parse_index(i_text)
+        if not step_id.startswith("B") or not 0 <= branch < self._b or not 0 <= i < self._p:
+            return -1
+        return branch * self._p + i
+
+
+class _LayerIds(CompactIds):
+    """:func:`branching`'s ids: ``L{layer}_{j}`` for ``j`` below the layer's width."""
+
+    __slots__ = ("_widths", "_starts")
+
+    def __init__(self, widths: list[int]) -> None:
+        self._widths = widths
+        self._starts = list(accumulate(widths, initial=0))
+
+    def __len__(self) -> int:
+        return self._starts[-1]
+
+    def make(self, index: int) -> str:
+        layer = bisect_right(self._starts, index) - 1
+        return f"L{layer}_{index - self._starts[layer]}"
+
+    def find(self, step_id: str) -> int:
+        layer_text, _, j_text = step_id[1:].partition("_")
+        layer, j = parse_index(layer_text), parse_index(j_text)
+        if not step_id.startswith("L") or not 0 <= layer < len(self._widths) or not 0 <= j < self._widths[layer]:
+            return -1
+        return self._starts[layer] + j
+
+
+class _SparseRequires(Sequence[frozenset[str]]):
+    """A requirement column that is empty except at a few steps (no list of a million empty sets)."""
+
+    __slots__ = ("_n", "_at")
+
+    def __init__(self, n: int, at: dict[int, frozenset[str]]) -> None:
+        self._n, self._at = n, at
+
+    def __len__(self) -> int:
+        return self._n
+
+    @overload
+    def __getitem__(self, index: int) -> frozenset[str]: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[frozenset[str]]: ...
+
+    def __getitem__(self, index: int | slice) -> frozenset[str] | list[frozenset[str]]:
+        if isinstance(index, slice):
+            return [self._at.get(i, _EMPTY) for i in range(*index.indices(self._n))]
+        if not -self._n <= index < self._n:
+            raise IndexError(f"step index {index} out of range for {self._n} steps")
+        return self._at.get(index % self._n, _EMPTY)
+
+    def __iter__(self) -> Iterator[frozenset[str]]:
+        return map(self._at.get, range(self._n), repeat(_EMPTY))
+
+
+class _Repeated(Sequence[frozenset[str]]):
+    """One closure object for every step (a chain's, a diamond's): no list of a million pointers."""
+
+    __slots__ = ("_n", "_value")
+
+    def __init__(self, n: int, value: frozenset[str]) -> None:
+        self._n, self._value = n, value
+
+    def __len__(self) -> int:
+        return self._n
+
+    @overload
+    def __getitem__(self, index: int) -> frozenset[str]: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[frozenset[str]]: ...
+
+    def __getitem__(self, index: int | slice) -> frozenset[str] | list[frozenset[str]]:
+        if isinstance(index, slice):
+            return [self._value] * len(range(*index.indices(self._n)))
+        if not -self._n <= index < self._n:
+            raise IndexError(f"step index {index} out of range for {self._n} steps")
+        return self._value
+
+    def __iter__(self) -> Iterator[frozenset[str]]:
+        return repeat(self._value, self._n)
 
 
 def chain(depth: int, root_fact: str = "F1") -> PlanGraph:
@@ -27,26 +166,40 @@ def chain(depth: int, root_fact: str = "F1") -> PlanGraph:
     ``S0`` is a plan step requiring ``root_fact``, the last step is the action
     and the rest are decisions; with ``depth == 1`` the only step is an action
     that requires ``root_fact`` itself.
+
+    Parameters
+    ----------
+    depth : int
+        Steps (at least 1).
+    root_fact : str
+        The fact the first step requires.
+
+    Returns
+    -------
+    PlanGraph
     """
     sizes.chain_size(depth).check()
     depth = require_int("depth", depth, minimum=1)
     root_fact = require_name("root_fact", root_fact)
-    kinds = [StepKind.DECISION] * depth
-    kinds[0] = StepKind.PLAN
-    kinds[-1] = StepKind.ACTION
-    requires = [_EMPTY] * depth
-    requires[0] = frozenset({root_fact})
+    if depth == 1:
+        kinds = bytes([ACTION_CODE])
+    else:
+        kinds = bytes([PLAN_CODE]) + bytes([DECISION_CODE]) * (depth - 2) + bytes([ACTION_CODE])
+    root = frozenset({root_fact})
     # Step i's only predecessor is i - 1: CSR pointers 0, 0, 1, 2, ..., depth - 1.
     pointers = array("q", range(-1, depth))
     pointers[0] = 0
     indices = array("q", range(depth - 1))
     return PlanGraph._from_columns(
-        [f"S{i}" for i in range(depth)],
+        _NumberedIds("S", depth),
         kinds,
-        requires,
-        (pointers, indices),
+        _SparseRequires(depth, {0: root}),
+        CSR(pointers, indices),
         order=range(depth),  # one ready step at a time
-        closures=[requires[0]] * depth,
+        closures=_Repeated(depth, root),
+        run_starts=[0, depth],
+        links=[0],
+        longest=depth,
     )
 
 
@@ -55,14 +208,12 @@ def _sample_positions(getrandbits: Callable[[int], int], n: int, k: int) -> list
 
     The wiring of :func:`branching` is defined by :meth:`random.Random.sample`;
     this is CPython's algorithm for it (3.11 and later) written for a range, so
-    the same seed gives the same plan. ``tests/test_generators_fast.py`` checks
-    it against :meth:`random.Random.sample` over many seeds and sizes.
+    the same seed gives the same plan. :func:`branching` runs the same
+    algorithm inline, a layer at a time; ``tests/test_performance_shape.py``
+    checks both against :meth:`random.Random.sample` over many seeds and sizes.
     """
     result = [0] * k
-    setsize = 21  # CPython's threshold between its two sampling methods
-    if k > 5:
-        setsize += 4 ** math.ceil(math.log(k * 3, 4))
-    if n <= setsize:
+    if n <= _pool_limit(k):
         pool = list(range(n))
         for i in range(k):
             m = n - i
@@ -84,8 +235,148 @@ def _sample_positions(getrandbits: Callable[[int], int], n: int, k: int) -> list
     return result
 
 
+def _pool_limit(k: int) -> int:
+    """CPython's threshold between :meth:`random.Random.sample`'s two methods, for ``k`` picks."""
+    setsize = 21
+    if k > 5:
+        setsize += 4 ** math.ceil(math.log(k * 3, 4))
+    return setsize
+
+
+def _wire_layer(getrandbits: Callable[[int], int], out: list[int], base: int, n: int, k: int, width: int) -> None:
+    """Append, for each of ``width`` steps, ``k`` predecessors sampled from the ``n`` steps from index ``base``.
+
+    Exactly ``[base + j for j in rng.sample(range(n), k)]`` for each step in
+    turn (see :func:`_sample_positions`), with the per-call work of
+    :meth:`random.Random.sample` (its checks, the pool's set-up, the bit
+    lengths) done once for the layer, and the first four picks, which are
+    all of a diamond's up to a branching factor of four, written out: this
+    loop is most of the time it takes to build a small diamond.
+    """
+    append = out.append
+    if k == 1:  # both of sample's methods draw one number below n
+        bits = n.bit_length()
+        for _ in range(width):
+            r = getrandbits(bits)
+            while r >= n:
+                r = getrandbits(bits)
+            append(base + r)
+        return
+    if n <= _pool_limit(k):
+        # Pool method: pick from a shrinking pool, moving the last candidate into the hole.
+        template = list(range(base, base + n))
+        m1, m2, m3 = n - 1, n - 2, n - 3
+        b0, b1 = n.bit_length(), m1.bit_length()
+        b2 = m2.bit_length() if k > 2 else 0
+        b3 = m3.bit_length() if k > 3 else 0
+        rest = [(n - i, (n - i).bit_length()) for i in range(4, k)]
+        for _ in range(width):
+            pool = template[:]
+            r = getrandbits(b0)
+            while r >= n:
+                r = getrandbits(b0)
+            append(pool[r])
+            pool[r] = pool[m1]
+            r = getrandbits(b1)
+            while r >= m1:
+                r = getrandbits(b1)
+            append(pool[r])
+            if k == 2:
+                continue
+            pool[r] = pool[m2]
+            r = getrandbits(b2)
+            while r >= m2:
+                r = getrandbits(b2)
+            append(pool[r])
+            if k == 3:
+                continue
+            pool[r] = pool[m3]
+            r = getrandbits(b3)
+            while r >= m3:
+                r = getrandbits(b3)
+            append(pool[r])
+            if rest:
+                pool[r] = pool[m3 - 1]
+                for m, bits in rest:
+                    r = getrandbits(bits)
+                    while r >= m:
+                        r = getrandbits(bits)
+                    append(pool[r])
+                    pool[r] = pool[m - 1]
+        return
+    # Set method: draw below n from the whole layer, redrawing what was already picked.
+    bits = n.bit_length()
+    for _ in range(width):
+        r = getrandbits(bits)
+        while r >= n:
+            r = getrandbits(bits)
+        first = r
+        append(base + r)
+        r = getrandbits(bits)
+        while r >= n or r == first:
+            r = getrandbits(bits)
+        append(base + r)
+        if k == 2:
+            continue
+        second = r
+        r = getrandbits(bits)
+        while r >= n or r == first or r == second:
+            r = getrandbits(bits)
+        append(base + r)
+        if k == 3:
+            continue
+        picked = {first, second, r}
+        for _ in range(k - 3):
+            r = getrandbits(bits)
+            while r >= n or r in picked:
+                r = getrandbits(bits)
+            picked.add(r)
+            append(base + r)
+
+
+def _string_order(width: int) -> Sequence[int]:
+    """``0 … width-1`` sorted as decimal strings (``sorted(range(width), key=str)``), which Kahn's tie-break follows."""
+    if width <= 10:
+        return range(width)
+    if width > 100:
+        return sorted(range(width), key=str)
+    out = [0]
+    for d in range(1, 10):  # "1" < "10" < … < "19" < "2" < "20" …
+        if d >= width:
+            break
+        out.append(d)
+        out.extend(range(10 * d, min(10 * d + 10, width)))
+    return out
+
+
+def _csr(pointers: list[int], indices: list[int]) -> CSR:
+    """The predecessor columns as they were built (lists) for a small plan; as flat arrays for a large one.
+
+    Filling an array costs more than the list it comes from, which is most of
+    a small plan's set-up; a large plan's lists would hold an int object per
+    entry, which the arrays do not.
+    """
+    if len(indices) <= 4096:
+        return CSR(pointers, indices)
+    return CSR(array("q", pointers), array("q", indices))
+
+
 def branching_layer_widths(depth: int, branching_factor: int, merge_factor: int) -> list[int]:
-    """Widths of the diamond's layers: fan out for the first half, merge after, end on one action."""
+    """Widths of the diamond's layers: fan out for the first half, merge after, end on one action.
+
+    Parameters
+    ----------
+    depth : int
+        Layers.
+    branching_factor : int
+        Fan-out per layer.
+    merge_factor : int
+        Width divisor in the merging half.
+
+    Returns
+    -------
+    list of int
+    """
     sizes.branching_size(depth, branching_factor, merge_factor).check()
     widths = []
     width = 1
@@ -113,6 +404,23 @@ def branching(
     the previous layer by a :class:`random.Random` seeded with ``seed`` (one
     generator for the whole plan, sampled layer by layer, step by step), so the
     same seed gives the same wiring.
+
+    Parameters
+    ----------
+    depth : int
+        Layers.
+    branching_factor : int
+        Fan-out per layer, and predecessors per step.
+    merge_factor : int
+        Width divisor in the merging half.
+    seed : int
+        Seed of the wiring.
+    root_fact : str
+        The fact layer 0 requires.
+
+    Returns
+    -------
+    PlanGraph
     """
     sizes.branching_size(depth, branching_factor, merge_factor).check()
     depth = require_int("depth", depth, minimum=1)
@@ -122,35 +430,37 @@ def branching(
     root_fact = require_name("root_fact", root_fact)
     getrandbits = random.Random(seed).getrandbits
     widths = branching_layer_widths(depth, branching_factor, merge_factor)
-    ids: list[str] = []
-    kinds: list[StepKind] = []
-    predecessors: list[tuple[int, ...]] = []
+    n = sum(widths)
+    counts = [0] * widths[0]
+    indices: list[int] = []
     order: list[int] = []
-    previous_start = previous_width = 0
-    last_layer = len(widths) - 1
+    start = previous_width = 0
     for layer, width in enumerate(widths):
-        start = len(ids)
-        kind = StepKind.ACTION if layer == last_layer else StepKind.PLAN if layer == 0 else StepKind.DECISION
-        ids.extend([f"L{layer}_{j}" for j in range(width)])
-        kinds.extend([kind] * width)
         if layer:
             # The draws of rng.sample(previous_layer_ids, take), as step indices.
             take = min(previous_width, branching_factor)
-            for _ in range(width):
-                picks = _sample_positions(getrandbits, previous_width, take)
-                predecessors.append(tuple([previous_start + k for k in picks]))
-        else:
-            predecessors.extend([()] * width)
+            _wire_layer(getrandbits, indices, start - previous_width, previous_width, take, width)
+            counts += [take] * width
         # Kahn's order without the heap while layer numbers have one digit: a
         # layer's steps all become ready before the next layer's ids (larger
         # strings) can be popped, and within a layer "L3_10" < "L3_2".
-        order.extend(sorted(range(start, start + width), key=ids.__getitem__))
-        previous_start, previous_width = start, width
+        order.extend([start + j for j in _string_order(width)] if width > 10 else range(start, start + width))
+        start, previous_width = start + width, width
+    kinds = bytearray([DECISION_CODE]) * n
+    kinds[: widths[0]] = bytes([PLAN_CODE]) * widths[0]
+    kinds[-1] = ACTION_CODE
     root = frozenset({root_fact})
-    requires = [root] * widths[0] + [_EMPTY] * (len(ids) - widths[0])
-    # Every step descends from layer 0, so every closure is {root_fact}.
+    # Every step descends from layer 0, so every closure is {root_fact}, one run;
+    # every layer after the first rests on the one before, so a longest path has a step per layer.
     return PlanGraph._from_columns(
-        ids, kinds, requires, predecessors, order=order if depth <= 10 else None, closures=[root] * len(ids)
+        _LayerIds(widths),
+        bytes(kinds),
+        _SparseRequires(n, dict.fromkeys(range(widths[0]), root)),
+        _csr(list(accumulate(counts, initial=0)), indices),
+        order=order if depth <= 10 else None,
+        closures=[root] * n,  # a list: the order is a permutation, indexed step by step
+        run_starts=[0, n],
+        longest=depth,
     )
 
 
@@ -161,46 +471,77 @@ def multi_branch(pre_merge_depth: int, num_branches: int, post_merge_depth: int)
     requiring ``F{b+1}``. The shared segment ``M0 … M{q-1}`` starts after every
     branch's last step and ends on the action. Breaking one branch's fact
     exposes only that branch and the shared segment.
+
+    Parameters
+    ----------
+    pre_merge_depth : int
+        Steps in each branch.
+    num_branches : int
+        Branches.
+    post_merge_depth : int
+        Steps in the shared segment.
+
+    Returns
+    -------
+    PlanGraph
     """
     sizes.multi_branch_size(pre_merge_depth, num_branches, post_merge_depth).check()
     p = require_int("pre_merge_depth", pre_merge_depth, minimum=1)
     b = require_int("num_branches", num_branches, minimum=1)
     q = require_int("post_merge_depth", post_merge_depth, minimum=1)
-    ids: list[str] = []
-    kinds: list[StepKind] = []
-    requires: list[frozenset[str]] = []
-    closures: list[frozenset[str]] = []
-    for branch in range(b):
-        own = frozenset({f"F{branch + 1}"})
-        ids.extend(f"B{branch}_{i}" for i in range(p))
-        kinds.append(StepKind.PLAN)
-        kinds.extend([StepKind.DECISION] * (p - 1))
-        requires.append(own)
-        requires.extend([_EMPTY] * (p - 1))
-        closures.extend([own] * p)
-    ids.extend(f"M{i}" for i in range(q))
-    kinds.extend([StepKind.DECISION] * (q - 1) + [StepKind.ACTION])
-    requires.extend([_EMPTY] * q)
-    closures.extend([frozenset(f"F{branch + 1}" for branch in range(b))] * q)
+    n = b * p + q
+    own = [frozenset({f"F{branch + 1}"}) for branch in range(b)]
+    kinds = (bytes([PLAN_CODE]) + bytes([DECISION_CODE]) * (p - 1)) * b
+    kinds += bytes([DECISION_CODE]) * (q - 1) + bytes([ACTION_CODE])
+    requires = _SparseRequires(n, dict(zip(range(0, b * p, p), own)))
+    # The shared segment's closure; with one branch it is that branch's very object, as interning makes it.
+    merged = frozenset().union(*own) if b > 1 else own[0]
+    # The columns below are built by C-level iterators (repeat, compress, chain), not a loop per branch.
+    closures = list(concatenated.from_iterable(map(repeat, own, repeat(p))))
+    closures += [merged] * q
     # Predecessors in CSR form: within a branch, step i follows i - 1; M0 follows
     # every branch's tail; M{i} follows M{i-1}.
     counts = ([0] + [1] * (p - 1)) * b + [b] + [1] * (q - 1)
     pointers = array("q", accumulate(counts, initial=0))
-    indices = array("q")
-    for branch in range(b):
-        indices.extend(range(branch * p, branch * p + p - 1))
-    indices.extend(range(p - 1, b * p, p))  # every branch's tail, in branch order
+    # Every branch step but the last of its branch, then every branch's tail, then the shared segment.
+    indices = array("q", compress(range(b * p), cycle([True] * (p - 1) + [False])))
+    indices.extend(range(p - 1, b * p, p))
     indices.extend(range(b * p, b * p + q - 1))
     # Kahn's order here, without the heap: branches run whole, in the string
     # order of their first ids ("B10_0" < "B1_0"), then the shared segment.
-    branch_order = sorted(range(b), key=lambda branch: f"B{branch}_")
-    order = [branch * p + i for branch in branch_order for i in range(p)]
-    order.extend(range(b * p, b * p + q))
-    return PlanGraph._from_columns(ids, kinds, requires, (pointers, indices), order=order, closures=closures)
+    branch_order = sorted(range(b), key="B{}_".format)
+    starts = [branch * p for branch in branch_order]
+    order = array("q", concatenated.from_iterable(map(range, starts, map(p.__add__, starts))))
+    order.extend(range(b * p, n))
+    # Each branch is one run of its own closure and one link; so is the shared
+    # segment, which continues the only branch's run and link when there is one
+    # branch. A longest path is a branch and the shared segment.
+    branch_starts = list(range(0, b * p, p))
+    return PlanGraph._from_columns(
+        _BranchIds(p, b, q),
+        kinds,
+        requires,
+        CSR(pointers, indices),
+        order=order,
+        closures=closures,
+        run_starts=[*branch_starts, b * p, n] if b > 1 else [0, n],
+        links=branch_starts + ([b * p] if b > 1 else []),
+        longest=p + q,
+    )
 
 
 def branch_facts(num_branches: int) -> list[str]:
-    """The private facts of :func:`multi_branch`'s branches, ``F1 … F{num_branches}``."""
+    """The private facts of :func:`multi_branch`'s branches, ``F1 … F{num_branches}``.
+
+    Parameters
+    ----------
+    num_branches : int
+        Branches.
+
+    Returns
+    -------
+    list of str
+    """
     num_branches = require_int("num_branches", num_branches, minimum=1)
     sizes.facts_size(num_branches).check()
     return [f"F{b + 1}" for b in range(num_branches)]
@@ -210,7 +551,19 @@ GENERATORS = {"chain": chain, "branching": branching, "multi_branch": multi_bran
 
 
 def generate(name: str, **params: object) -> PlanGraph:
-    """Build a plan with the generator called ``name`` (used by scenario spec files)."""
+    """Build a plan with the generator called ``name`` (used by scenario spec files).
+
+    Parameters
+    ----------
+    name : str
+        ``chain``, ``branching`` or ``multi_branch``.
+    **params
+        The generator's parameters.
+
+    Returns
+    -------
+    PlanGraph
+    """
     try:
         generator = GENERATORS[name]
     except KeyError:

@@ -8,7 +8,7 @@ what the other sees.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
@@ -100,16 +100,46 @@ class ScenarioSetup:
         -------
         ScenarioRun
         """
-        baseline = run_baseline(self.plan, self.new_world(rules), self.at_risk, self.budget)
-        validity_aware = run_validity_aware(self.plan, self.new_world(rules), self.at_risk, self.budget)
-        return ScenarioRun(
-            scenario=self.name,
-            params=MappingProxyType(dict(self.params)),
-            structure=self.structure(),
+        return run_setups([self], rules=rules)[0]
+
+
+def run_setups(setups: Iterable[ScenarioSetup], *, rules: ExecutionRules | None = None) -> list[ScenarioRun]:
+    """Run many setups, each as :meth:`ScenarioSetup.run` would, one phase at a time across all of them.
+
+    Every baseline run, then every validity-aware run, then every structure
+    summary: the same results, in the same order, as ``[s.run() for s in
+    setups]``. For many small scenarios (the article's grid) this is
+    measurably faster, because the code of one phase stays hot in the
+    processor's caches instead of being evicted by the other phases' after
+    every scenario.
+
+    Parameters
+    ----------
+    setups : list of ScenarioSetup
+        The scenarios to run.
+    rules : ExecutionRules or None
+        The execution rules for every run; None is the article's.
+
+    Returns
+    -------
+    list of ScenarioRun
+    """
+    setups = list(setups)
+    baselines = [run_baseline(s.plan, s.new_world(rules), s.at_risk, s.budget) for s in setups]
+    validity = [run_validity_aware(s.plan, s.new_world(rules), s.at_risk, s.budget) for s in setups]
+    structures = [s.structure() for s in setups]
+    recorded = None if rules is None or rules.is_original else rules
+    return [
+        ScenarioRun(
+            scenario=s.name,
+            params=MappingProxyType(dict(s.params)),
+            structure=structure,
             baseline=baseline,
-            validity_aware=validity_aware,
-            rules=None if rules is None or rules.is_original else rules,
+            validity_aware=va,
+            rules=recorded,
         )
+        for s, baseline, va, structure in zip(setups, baselines, validity, structures)
+    ]
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,71 @@
+"""The reference side of every timed case: the same job, with the step-by-step executors of the tests.
+
+``tests/reference_executor.py`` states the rules as a plain loop (one step at
+a time through the belief view, no bulk stretches, no skipped syncs, no runs
+of shared closures); the property tests check that the fast loop computes
+exactly what it computes. Here each case's job is written a second time with
+that loop in place of :func:`cvlib.run_baseline` and
+:func:`cvlib.run_validity_aware`, everything else (the generators, the
+structure summary, the rows and the table) unchanged, so the ratio of the two
+times is what the fast loop buys, measured on the same machine in the same
+run. Each reference job also returns its results, and :mod:`benchmarks.cases`
+checks that they equal the fast job's before anything is timed.
+"""
+
+from __future__ import annotations
+
+from types import MappingProxyType
+from typing import Any
+
+import cvlib as cv
+from cvlib.scenarios.setup import ScenarioRun, ScenarioSetup
+from tests.reference_executor import reference_baseline, reference_validity_aware
+
+
+def reference_run(setup: ScenarioSetup) -> ScenarioRun:
+    """``setup.run()`` with the plain loop: both executors on fresh worlds, and the structure summary."""
+    baseline = reference_baseline(setup.plan, setup.new_world(), setup.at_risk, setup.budget)
+    validity = reference_validity_aware(setup.plan, setup.new_world(), setup.at_risk, setup.budget)
+    return ScenarioRun(
+        scenario=setup.name,
+        params=MappingProxyType(dict(setup.params)),
+        structure=setup.structure(),
+        baseline=baseline,
+        validity_aware=validity,
+    )
+
+
+def reference_scenario(name: str, **params: Any) -> ScenarioRun:
+    """``cv.run_scenario(name, **params)`` with the plain loop."""
+    return reference_run(cv.setup_scenario(name, **params))
+
+
+def reference_topology_grid():
+    """``cv.topology_grid()`` with the plain loop: every plan built, both executors, rows and the DataFrame."""
+    import pandas as pd
+
+    from cvlib.experiments.article import GRID_BRANCHING, GRID_DEPTHS, GRID_MERGING, run_row
+
+    rows = []
+    for depth in GRID_DEPTHS:
+        for bf in GRID_BRANCHING:
+            for mf in GRID_MERGING:
+                run = reference_scenario("D2", depth=depth, branching_factor=bf, merge_factor=mf, seed=0)
+                rows.append({"depth": depth, "branching_factor": bf, "merge_factor": mf, **run_row(run)})
+    return pd.DataFrame(rows)
+
+
+def family_rows(seed: int, count: int, *, reference: bool) -> list[tuple[int, int, int]]:
+    """Each plan of a random family run by both executors: (baseline PFW, validity-aware PFW, predicted PFW).
+
+    With ``reference=True`` the executors are the plain loop; otherwise the
+    library's. The law's prediction is the library's on both sides.
+    """
+    baseline = reference_baseline if reference else cv.run_baseline
+    validity = reference_validity_aware if reference else cv.run_validity_aware
+    out = []
+    for setup in cv.random_plans.random_setups(seed, count):
+        b = baseline(setup.plan, setup.new_world(), setup.at_risk, setup.budget)
+        v = validity(setup.plan, setup.new_world(), setup.at_risk, setup.budget)
+        out.append((b.pre_failure_work, v.pre_failure_work, cv.predicted_pfw(setup.plan, cv.break_ticks(setup.events))))
+    return out
