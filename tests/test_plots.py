@@ -8,8 +8,6 @@ nothing outside the figure.
 
 from __future__ import annotations
 
-import json
-
 import matplotlib
 
 matplotlib.use("Agg")
@@ -243,10 +241,11 @@ def test_change_figure_marks_what_changes():
     assert texts.count("changes") == int(changed.to_numpy().sum())
 
 
-def test_scaling_and_law_at_scale_figures():
-    record = json.loads(cv.paths.data_path("benchmarks", "latest.json").read_text())
-    fig = _ok(xfig.scaling_figure(pd.DataFrame(record["rows"]), bound=1.1))
-    assert fig.axes[0].get_xscale() == "log"
+def test_performance_and_law_at_scale_figures():
+    record = cv.performance.load_record(cv.paths.data_path("benchmarks", "latest.json"))
+    fig = _ok(cv.performance.scaling_figure(record))
+    assert fig.axes[0].get_xscale() == "log"  # a power law is a straight line
+    _ok(cv.performance.breakdown_figure(record, "grid"))
     rows = cv.sweep(cv.RandomFamily(seed=1, count=60, family="mixed", max_steps=30), backend="serial", progress=False)
     fig = _ok(xfig.law_at_scale_figure(rows))
     assert len(fig.axes) == 2
@@ -260,4 +259,4 @@ def test_figures_refuse_empty_input():
     with pytest.raises(ParameterError):
         plots.steps_comparison_figure({})
     with pytest.raises(ParameterError):
-        xfig.scaling_figure(pd.DataFrame({"case": ["a"], "steps": [1], "cpu_median_s": [1.0], "growth_exponent": [np.nan]}))
+        xfig.law_at_scale_figure(pd.DataFrame({"steps": [], "predicted_pfw": [], "baseline_pfw": []}))

@@ -1,4 +1,4 @@
-"""Figures of the chapters beyond the article (X1–X5), the scale chapters and the introduction.
+"""Figures of the chapters beyond the article (X1–X5) and of the law at scale.
 
 Same style as :mod:`cvlib.presentation.figures` (:mod:`cvlib.presentation.style`):
 the text column's width, panels stacked, text of at least 9 points, human
@@ -55,17 +55,6 @@ METRIC_LABELS: dict[str, str] = {
     "completion_rate": "share of runs completed",
     "mean_scur": "stale-decision share (SCUR)",
 }
-#: Names of the benchmark cases of the performance chapter.
-CASE_LABELS: dict[str, str] = {
-    "chain_core": "chain, executors only",
-    "chain_scenario": "chain scenario, end to end",
-    "isolated_branches": "isolated branches",
-    "branching_diamond": "branching diamond",
-    "layered_many_facts": "layered plan, many facts",
-    "grid": "the 96-configuration grid",
-}
-
-
 def window_surface_figure(panels: Sequence[tuple[str, pd.DataFrame]], vmax: int | None = None) -> Figure:
     """Width of the budget window for each chain depth and change tick, one heatmap per panel.
 
@@ -316,51 +305,6 @@ def change_figure(changed: pd.DataFrame, columns: Mapping[str, str] | None = Non
     return fig
 
 
-def scaling_figure(rows: pd.DataFrame, bound: float | None = None) -> Figure:
-    """CPU time against plan size on log–log axes, one line per benchmark case; a power law is a straight line.
-
-    Parameters
-    ----------
-    rows:
-        The benchmark suite's rows (``case``, ``steps``, ``cpu_median_s``,
-        ``growth_exponent``); cases without an exponent are left out.
-    bound:
-        A growth exponent to draw as a reference slope (None: slope 1).
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-        The legend gives each case's fitted exponent.
-    """
-    from matplotlib.ticker import FuncFormatter
-
-    scaling = rows.dropna(subset=["growth_exponent"])
-    if scaling.empty:
-        raise ParameterError("scaling_figure needs rows with a growth exponent")
-    fig, ax = new_figure(height=4.3)
-    markers = ["o", "s", "^", "D", "v", "P"]
-    handles = []
-    for k, (case, group) in enumerate(scaling.groupby("case", sort=True)):
-        group = group.sort_values("steps")
-        label = f"{CASE_LABELS.get(case, case)} (exponent {group['growth_exponent'].iloc[0]:.2f})"
-        handles += ax.plot(group["steps"], group["cpu_median_s"], marker=markers[k % len(markers)],
-                           color=SERIES[k % len(SERIES)], label=label)
-    lo, hi = scaling["steps"].min(), scaling["steps"].max()
-    ref = scaling[scaling["steps"] == lo]["cpu_median_s"].max()
-    slope = 1.0 if bound is None else float(bound)
-    handles += ax.plot([lo, hi], [ref, ref * (hi / lo) ** slope], color="#999999", linestyle="--", linewidth=1,
-                       label=f"reference slope {slope:g}")
-    ax.set_xscale("log")
-    ax.set_yscale("log")
-    plain = FuncFormatter(lambda v, _pos: f"{v:,.0f}" if v >= 1 else f"{v:g}")
-    ax.xaxis.set_major_formatter(plain)
-    ax.yaxis.set_major_formatter(plain)
-    ax.set_xlabel("plan steps")
-    ax.set_ylabel("CPU time, median of runs (s)")
-    legend_below(fig, handles, ncols=2)
-    return fig
-
-
 def law_at_scale_figure(rows: pd.DataFrame) -> Figure:
     """What was drawn (plan sizes) and how the law fared (predicted against observed doomed work), stacked.
 
@@ -400,7 +344,6 @@ def law_at_scale_figure(rows: pd.DataFrame) -> Figure:
 
 
 __all__ = [
-    "CASE_LABELS",
     "CHECKER_COLOURS",
     "CHECKER_LABELS",
     "LABELS",
@@ -413,6 +356,5 @@ __all__ = [
     "exposure_figure",
     "law_at_scale_figure",
     "policy_figure",
-    "scaling_figure",
     "window_surface_figure",
 ]
