@@ -9,6 +9,9 @@ to be skipped. What is skipped, and why:
 * images (``image/png``, ``image/jpeg``): nbval skips these itself, because
   the bytes of a rendered figure depend on the platform's font and
   anti-aliasing libraries, not on the numbers drawn;
+* SVG figures (``image/svg+xml``, the book's figure format): their bytes
+  depend on matplotlib's version (glyph outlines, path simplification) for
+  the same reason, and nbval does not know they are images;
 * the same images when they are *glued* (myst-nb ``glue`` stores a glued
   output under ``application/papermill.record/<mime type>``, a type nbval
   does not know is an image), for the same reason;
@@ -20,8 +23,9 @@ tables (``text/html``, ``text/plain``) stay compared: they are the results.
 
 from __future__ import annotations
 
-#: Glued figures: platform-dependent bytes, like the images nbval already skips.
+#: Figures: platform-dependent bytes, like the PNG and JPEG images nbval already skips.
 GLUED_IMAGE_TYPES = (
+    "image/svg+xml",
     "application/papermill.record/image/png",
     "application/papermill.record/image/jpeg",
     "application/papermill.record/image/svg+xml",

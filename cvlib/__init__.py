@@ -131,9 +131,13 @@ _MODULES: dict[str, str] = {
     # presentation
     "extension_figures": "cvlib.presentation.extension_figures",
     "figures": "cvlib.presentation.figures",
+    "formatting": "cvlib.presentation.formatting",
+    "notes_figures": "cvlib.presentation.notes_figures",
     "performance": "cvlib.presentation.performance",
     "published": "cvlib.presentation.published",
+    "style": "cvlib.presentation.style",
     "sweep_report": "cvlib.presentation.sweep_report",
+    "tables": "cvlib.presentation.tables",
     # side packages
     "fidelity": "cvlib.fidelity",
     "notes": "cvlib.notes",

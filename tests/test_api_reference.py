@@ -1,13 +1,17 @@
-"""The API reference chapter covers cvlib's public API, and every public name explains itself.
+"""The API reference covers cvlib's public API, and every public name explains itself.
 
-``book/api.md`` documents each cvlib module with ``automodule`` and ``:members:``,
+``book/api/`` has one page per part of the library (core, scenarios,
+experiments, presentation, notes, fidelity); each documents its modules with
+``automodule`` and ``:members:``,
 so a new public function reaches the reference without anyone editing the page,
 but only if it has a docstring (autodoc leaves out undocumented members). These
 tests make that a rule: every name in ``cvlib.__all__`` (and in any other
 ``__all__``) and every public function and class of every module has a
-docstring that napoleon renders as written, every module is on the page, and,
+docstring that napoleon renders as written, every module is on one page, and,
 once the book is built, every one of those names has an entry in the rendered
-page.
+pages. The presentation layer's public functions also carry numpydoc
+*Parameters* and *Returns* sections, and enums read as enums (no call
+signature, their members listed).
 """
 
 from __future__ import annotations
@@ -30,8 +34,11 @@ from sphinx.pycode import ModuleAnalyzer
 import cvlib
 
 ROOT = Path(__file__).resolve().parent.parent
-API_SOURCE = ROOT / "book" / "api.md"
-API_HTML = ROOT / "_build" / "html" / "book" / "api.html"
+API_DIR = ROOT / "book" / "api"
+API_SOURCES = sorted(API_DIR.glob("*.md"))
+API_HTML_DIR = ROOT / "_build" / "html" / "book" / "api"
+#: One page per part of the library, and the index.
+API_PAGES = ("index", "core", "scenarios", "experiments", "presentation", "notes", "fidelity")
 
 
 def _modules() -> dict[str, ModuleType]:
@@ -154,7 +161,7 @@ def test_public_methods_have_docstrings() -> None:
 def test_every_module_is_on_the_api_page() -> None:
     """Each module with ``:members:``; a package also with ``:ignore-module-all:``, so the page shows
     what the package itself defines and its re-exports stay documented once, where they are defined."""
-    text = API_SOURCE.read_text(encoding="utf-8")
+    text = "\n".join(p.read_text(encoding="utf-8") for p in API_SOURCES)
     blocks = {
         match.group(1): set(re.findall(r":([\w-]+):", match.group(2)))
         for match in re.finditer(r"^\.\. automodule:: (cvlib[\w.]*)\n((?:[ \t]+:[\w-]+:.*\n)*)", text, re.M)
@@ -166,7 +173,7 @@ def test_every_module_is_on_the_api_page() -> None:
             problems.append(f"{name}: no automodule block")
         elif not needed <= blocks[name]:
             problems.append(f"{name}: the automodule block needs {', '.join(sorted(needed - blocks[name]))}")
-    assert not problems, "book/api.md:\n" + "\n".join(problems)
+    assert not problems, "book/api/*.md:\n" + "\n".join(problems)
 
 
 def _napoleon_reads_a_type(docstring: str) -> bool:
@@ -205,23 +212,70 @@ class _Ids(HTMLParser):
                 self.ids.add(value)
 
 
-@pytest.fixture(scope="module")
-def api_page_ids() -> set[str]:
-    if not API_HTML.is_file():
-        message = f"{API_HTML.relative_to(ROOT)} is missing: build the book first (python book/build.py)"
+def test_one_api_page_per_part_of_the_library() -> None:
+    assert sorted(p.stem for p in API_SOURCES) == sorted(API_PAGES)
+    for part in API_PAGES[1:]:
+        text = (API_DIR / f"{part}.md").read_text(encoding="utf-8")
+        assert f".. automodule:: cvlib.{part}\n" in text, f"book/api/{part}.md does not document cvlib.{part}"
+
+
+def _api_html(page: str) -> str:
+    path = API_HTML_DIR / f"{page}.html"
+    if not path.is_file():
+        message = f"{path.relative_to(ROOT)} is missing: build the book first (python book/build.py)"
         if os.environ.get("CI"):
             pytest.fail(message)
         pytest.skip(message)
-    parser = _Ids()
-    parser.feed(API_HTML.read_text(encoding="utf-8"))
-    return parser.ids
+    return path.read_text(encoding="utf-8")
+
+
+@pytest.fixture(scope="module")
+def api_page_ids() -> set[str]:
+    ids: set[str] = set()
+    for page in API_PAGES:
+        parser = _Ids()
+        parser.feed(_api_html(page))
+        ids |= parser.ids
+    return ids
+
+
+def _presentation_functions() -> list[str]:
+    return sorted(
+        f"{modname}.{name}"
+        for modname, module in MODULES.items()
+        if modname.startswith("cvlib.presentation.") and modname != "cvlib.presentation.cli"
+        for name, obj in _defined_here(module).items()
+        if inspect.isfunction(obj)
+    )
+
+
+@pytest.mark.parametrize("fullname", _presentation_functions())
+def test_presentation_functions_have_numpydoc_parameters_and_returns(fullname: str) -> None:
+    modname, _, name = fullname.rpartition(".")
+    func = getattr(MODULES[modname], name)
+    doc = inspect.getdoc(func) or ""
+    takes = [p for p in inspect.signature(func).parameters if p not in ("self", "cls")]
+    if takes:
+        assert re.search(r"^Parameters\n-{5,}", doc, re.M), f"{fullname} has no numpydoc 'Parameters' section"
+        for param in takes:
+            assert re.search(rf"^\*{{0,2}}(?:\w+, )*{param}\b", doc, re.M), f"{fullname}: parameter {param!r} is not described"
+    assert re.search(r"^Returns\n-{5,}", doc, re.M), f"{fullname} has no numpydoc 'Returns' section"
+
+
+def test_enums_read_as_enums_on_the_built_page() -> None:
+    """No ``(value, names=None, *, module=None, ...)`` signature; every member listed with its value."""
+    html = _api_html("core")
+    assert "names=None" not in html, "an enum is shown with Enum's call signature"
+    block = html[html.index('id="cvlib.core.facts.ValidityState"') :][:4000]
+    for member in cvlib.ValidityState:
+        assert member.name in block, f"ValidityState.{member.name} is not listed on the API page"
 
 
 @pytest.mark.parametrize("exported", EXPORTED)
 def test_exported_name_is_on_the_built_api_page(exported: str, api_page_ids: set[str]) -> None:
     target = _documented_name(exported)
     assert target, f"{exported}: cannot tell where it is documented"
-    assert target in api_page_ids, f"{exported} (documented as {target}) has no entry in {API_HTML.name}"
+    assert target in api_page_ids, f"{exported} (documented as {target}) has no entry in book/api/*.html"
 
 
 def test_every_public_class_function_and_method_is_on_the_built_api_page(api_page_ids: set[str]) -> None:

@@ -53,8 +53,27 @@ def _toc_chapters() -> list[str]:
     return module.toc_chapters()
 
 
+_WRITTEN = re.compile(r"^[−-]?\d{1,3}(?:,\d{3})*(?:\.\d+)?(?:%|×)?$|^[−-]?\d+(?:\.\d+)?(?:%|×)?$")
+
+
+def _number(text: str) -> int | float | None:
+    """A number as the book writes it ("1,234", "0.50", "16.0%", "−3"), read back; None for other text."""
+    if not _WRITTEN.match(text):
+        return None
+    plain = text.replace(",", "").replace("−", "-").rstrip("%×")
+    return float(plain) if "." in plain else int(plain)
+
+
+def _quotes(shown: Any, now: Any) -> bool:
+    """Whether a glued value is ``now`` as the page writes it (a number at the decimals the page prints)."""
+    if isinstance(now, (int, float)) and not isinstance(now, bool) and isinstance(shown, (int, float)):
+        decimals = len(str(shown).split(".")[1]) if isinstance(shown, float) else 0
+        return round(float(now), decimals) == pytest.approx(float(shown)) or float(now) == pytest.approx(float(shown))
+    return shown == now
+
+
 def glue_values(nb: dict) -> dict[str, Any]:
-    """Every glued value of an executed notebook, by key."""
+    """Every glued value of an executed notebook, by key (a number written as text is read back as a number)."""
     values = {}
     for cell in nb["cells"]:
         for output in cell.get("outputs", []):
@@ -66,6 +85,8 @@ def glue_values(nb: dict) -> dict[str, Any]:
                     values[name] = ast.literal_eval(text)
                 except (ValueError, SyntaxError):
                     values[name] = text
+                if isinstance(values[name], str) and _number(values[name]) is not None:
+                    values[name] = _number(values[name])
     return values
 
 
@@ -153,7 +174,7 @@ def test_printed_command_runs_and_moves_the_named_value(chapter, reruns):
     shown = glue_values(json.loads((CHAPTERS / f"{chapter}.ipynb").read_text(encoding="utf-8")))
     rerun = glue_values(json.loads((ROOT / block.output).read_text(encoding="utf-8")))
     assert block.key in shown, f"{chapter}: the sentence names {block.key!r}, which the chapter does not glue"
-    assert shown[block.key] == block.now, (
+    assert _quotes(shown[block.key], block.now), (
         f"{chapter}: the sentence quotes {block.now!r} for {block.key}, the page glues {shown[block.key]!r}"
     )
     assert block.key in rerun, f"{chapter}: the rerun did not glue {block.key!r}"

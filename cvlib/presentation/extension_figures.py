@@ -1,39 +1,84 @@
-"""Figures for the "Beyond the article" chapters (X1-X5).
+"""Figures of the chapters beyond the article (X1–X5) and of the law at scale.
 
-Same look as :mod:`cvlib.presentation.figures` (call :func:`cvlib.presentation.figures.set_style` first);
-executor colours come from :data:`cvlib.presentation.figures.PALETTE`, and the extra
-categories these chapters need get their own named colours here.
+Same style as :mod:`cvlib.presentation.figures` (:mod:`cvlib.presentation.style`):
+the text column's width, panels stacked, text of at least 9 points, human
+words in every axis and legend. The executors keep their two colours; the
+other categories these chapters need (verification policies, freshness
+checkers, recovery models) get colours of their own that never reuse an
+executor's.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
-import pandas as pd
+from cvlib.core.errors import ParameterError
+from cvlib.presentation.style import ACCENTS, FONT_SIZES, LABELS, PALETTE, SERIES, legend_below, new_figure
 
-from cvlib.presentation.figures import LABELS, PALETTE
+if TYPE_CHECKING:  # pragma: no cover
+    import numpy as np
+    import pandas as pd
+    from matplotlib.figure import Figure
 
-#: Colours for verification policies (X2), colour-blind-safe (Okabe-Ito).
-POLICY_COLOURS: dict[str, str] = {"always": "#0072B2", "never": "#D55E00", "expected_cost": "#009E73"}
-#: Colours for the freshness checkers (X4), colour-blind-safe; the baseline keeps the book's colour.
+_NOTE = FONT_SIZES["annotation"]
+
+#: Colours for the verification policies of X2 (none is an executor's colour).
+POLICY_COLOURS: dict[str, str] = {"always": SERIES[0], "never": SERIES[4], "expected_cost": SERIES[1]}
+#: Names of the verification policies, as a reader sees them.
+POLICY_LABELS: dict[str, str] = {"always": "always verify", "never": "never verify", "expected_cost": "verify when it pays"}
+#: Colours for the freshness checkers of X4; the baseline keeps the book's baseline colour.
 CHECKER_COLOURS: dict[str, str] = {
-    "timestamp": "#E69F00",
-    "timestamp_laundering": "#CC79A7",
-    "dependency": "#009E73",
+    "timestamp": SERIES[2],
+    "timestamp_laundering": SERIES[1],
+    "dependency": SERIES[0],
     "baseline": PALETTE["baseline"],
 }
-#: Legend labels for the recovery models (X1).
-MODEL_LABELS: dict[str, str] = {"flat": "flat (article)", "redo_affected": "redo affected", "subplan": "sub-plan"}
+#: Names of the freshness checkers, as a reader sees them.
+CHECKER_LABELS: dict[str, str] = {
+    "baseline": "baseline (never checks)",
+    "timestamp": "timestamp (TTL) checker",
+    "timestamp_laundering": "timestamp checker, laundering re-reads",
+    "dependency": "dependency-aware checker",
+}
+#: Names of the recovery models of X1.
+MODEL_LABELS: dict[str, str] = {
+    "flat": "flat recovery (the article's)",
+    "redo_affected": "redo what was affected",
+    "subplan": "redo, keep finished actions",
+}
+#: Names of the per-run measures the X4 figures plot.
+METRIC_LABELS: dict[str, str] = {
+    "mean_steps": "steps per run",
+    "mean_pfw": "doomed steps per run",
+    "mean_verifications": "verifications per run",
+    "completion_rate": "share of runs completed",
+    "mean_scur": "stale-decision share (SCUR)",
+}
+def window_surface_figure(panels: Sequence[tuple[str, pd.DataFrame]], vmax: int | None = None) -> Figure:
+    """Width of the budget window for each chain depth and change tick, one heatmap per panel.
 
+    Parameters
+    ----------
+    panels:
+        ``(title, surface)`` pairs, a surface being rows of
+        :func:`cvlib.experiments.recovery_windows.window_surface` for one
+        recovery model and number of actions. Drawn two to a row.
+    vmax:
+        Top of the colour scale (default: the widest window in any panel).
 
-def window_surface_figure(panels: Sequence[tuple[str, pd.DataFrame]], vmax: int | None = None):
-    """One heatmap of budget-window width (depth x change tick) per (title, surface) panel."""
-    import matplotlib.pyplot as plt
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Each cell holds its width in budgets; an empty cell means no window.
+    """
+    import numpy as np
 
-    cols = min(3, len(panels))
+    if not panels:
+        raise ParameterError("window_surface_figure needs at least one panel")
+    cols = 2 if len(panels) > 1 else 1
     rows = -(-len(panels) // cols)
-    fig, axes = plt.subplots(rows, cols, figsize=(4.0 * cols, 3.4 * rows), squeeze=False)
+    fig, axes = new_figure(rows, cols, height=2.45 * rows + 0.7, squeeze=False, sharex=True, sharey=True)
     if vmax is None:
         vmax = int(max(df["width"].max() for _, df in panels))
     all_depths = sorted({int(d) for _, df in panels for d in df["depth"]})
@@ -41,98 +86,275 @@ def window_surface_figure(panels: Sequence[tuple[str, pd.DataFrame]], vmax: int 
     image = None
     for ax, (title, df) in zip(axes.flat, panels):
         grid = df.pivot(index="depth", columns="change_tick", values="width").reindex(index=all_depths, columns=all_ticks)
-        image = ax.imshow(grid.to_numpy(dtype=float), origin="lower", cmap="viridis", vmin=0, vmax=vmax, aspect="auto")
-        ax.set_xticks(range(len(grid.columns)), [str(c) for c in grid.columns])
-        ax.set_yticks(range(len(grid.index)), [str(d) for d in grid.index])
-        ax.set_title(title, fontsize=10)
+        values = grid.to_numpy(dtype=float)
+        image = ax.imshow(values, origin="lower", cmap="viridis", vmin=0, vmax=max(vmax, 1), aspect="auto")
+        ax.set_xticks(range(len(all_ticks)), [str(c) for c in all_ticks])
+        ax.set_yticks(range(len(all_depths)), [str(d) for d in all_depths])
+        ax.set_title(title, fontsize=FONT_SIZES["text"])
         ax.grid(False)
-        for (r, c), value in np.ndenumerate(grid.to_numpy(dtype=float)):
+        for spine in ax.spines.values():
+            spine.set_visible(False)
+        for (r, c), value in np.ndenumerate(values):
             if not np.isnan(value):
-                ax.text(c, r, f"{int(value)}", ha="center", va="center", fontsize=7,
+                ax.text(c, r, f"{int(value)}", ha="center", va="center", fontsize=_NOTE,
                         color="white" if value < 0.6 * vmax else "black")
     for ax in axes.flat[len(panels):]:
-        ax.axis("off")
+        ax.set_visible(False)
     for ax in axes[-1]:
         ax.set_xlabel("change tick")
     for ax in axes[:, 0]:
-        ax.set_ylabel("depth (steps)")
-    fig.colorbar(image, ax=axes, shrink=0.8, label="window width (budgets)")
+        ax.set_ylabel("chain depth (steps)")
+    fig.colorbar(image, ax=axes, location="bottom", shrink=0.6, aspect=40,
+                 label="window width (budgets where only validity-aware completes)")
     return fig
 
 
-def policy_figure(sweep: pd.DataFrame, noise_levels: Sequence[float], break_even: dict[float, float]):
-    """Expected steps and completion rate vs prior, measured points over analytic lines, one column per noise."""
-    import matplotlib.pyplot as plt
+def policy_figure(sweep: pd.DataFrame, noise_levels: Sequence[float], break_even: Mapping[float, float]) -> Figure:
+    """Steps and completion against the prior, per verification policy: measured points over closed-form lines.
 
-    fig, axes = plt.subplots(2, len(noise_levels), figsize=(4.2 * len(noise_levels), 6.4), squeeze=False, sharex=True)
-    for col, noise in enumerate(noise_levels):
+    One row of two panels per noise level (mean steps, share completed),
+    stacked; a dotted line marks the break-even prior.
+
+    Parameters
+    ----------
+    sweep:
+        :func:`cvlib.experiments.noisy_verification.verification_sweep`'s DataFrame.
+    noise_levels:
+        The noise levels to draw, one row each.
+    break_even:
+        The closed-form break-even prior for each noise level.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Two columns, one row per noise level.
+    """
+    import numpy as np
+    from matplotlib.lines import Line2D
+
+    if not len(noise_levels):
+        raise ParameterError("policy_figure needs at least one noise level")
+    fig, axes = new_figure(len(noise_levels), 2, height=2.3 * len(noise_levels) + 0.9, squeeze=False, sharex=True)
+    for row, noise in enumerate(noise_levels):
         rows = sweep[sweep["noise"] == noise]
         for policy, colour in POLICY_COLOURS.items():
             part = rows[rows["policy"] == policy].sort_values("prior")
             if part.empty:
                 continue
-            for row, (measured, analytic) in enumerate(
-                [("mean_steps", "analytic_steps"), ("completion_rate", "analytic_completion")]
-            ):
+            for col, (measured, analytic) in enumerate([("mean_steps", "analytic_steps"),
+                                                        ("completion_rate", "analytic_completion")]):
                 ax = axes[row, col]
                 ax.plot(part["prior"], part[analytic], color=colour, linewidth=1.6,
-                        linestyle="--" if policy == "expected_cost" else "-",
-                        label=f"{policy} (analytic)" if col == 0 and row == 0 else None)
-                ax.scatter(part["prior"], part[measured], color=colour, s=18, zorder=3,
-                           label=f"{policy} (measured)" if col == 0 and row == 0 else None)
+                        linestyle="--" if policy == "expected_cost" else "-")
+                ax.scatter(part["prior"], part[measured], color=colour, s=16, zorder=3)
         p_star = break_even.get(noise, np.nan)
-        for row in range(2):
+        for col in range(2):
             if np.isfinite(p_star):
-                axes[row, col].axvline(p_star, color="grey", linestyle=":", linewidth=1)
-        axes[0, col].set_title(f"noise = {noise:g} (miss = false alarm)", fontsize=10)
-        axes[1, col].set_xlabel("prior probability of a real change")
-        axes[1, col].set_ylim(-0.05, 1.05)
-    axes[0, 0].set_ylabel("mean steps used")
-    axes[1, 0].set_ylabel("completion rate")
-    fig.legend(loc="lower center", ncol=3, fontsize=8, bbox_to_anchor=(0.5, -0.04))
-    fig.tight_layout(rect=(0, 0.05, 1, 1))
+                axes[row, col].axvline(p_star, color="#555555", linestyle=":", linewidth=1.2)
+        axes[row, 0].set_ylabel(f"noise {noise:g}\nsteps per run")
+        axes[row, 1].set_ylabel("share completed")
+        axes[row, 1].set_ylim(-0.05, 1.05)
+    for col in range(2):
+        axes[-1, col].set_xlabel("prior probability of a real change")
+    handles = [Line2D([], [], color=c, linewidth=1.6, linestyle="--" if p == "expected_cost" else "-",
+                      label=POLICY_LABELS[p]) for p, c in POLICY_COLOURS.items()]
+    handles += [Line2D([], [], color="#555555", marker="o", linestyle="none", label="measured (dots; lines: closed form)"),
+                Line2D([], [], color="#555555", linestyle=":", label="break-even prior")]
+    legend_below(fig, handles, ncols=3)
     return fig
 
 
-def exposure_figure(at_start: pd.DataFrame, later: pd.DataFrame, fitted_later: np.ndarray):
-    """Left: PFW against exposed size when everything breaks at the start, coloured by exposed depth.
-    Right: with breaks after the start, the residual of a size/depth/breadth fit against the fitted value."""
-    import matplotlib.pyplot as plt
+def exposure_figure(at_start: pd.DataFrame, later: pd.DataFrame, fitted_later: np.ndarray) -> Figure:
+    """Doomed work against exposed size (everything breaking at tick 0), and what a shape fit leaves over.
 
-    fig, (left, right) = plt.subplots(1, 2, figsize=(10, 4))
-    sc = left.scatter(at_start["exposed_size"], at_start["baseline_pfw"], c=at_start["exposed_depth"], cmap="viridis", s=10)
-    top = float(at_start["exposed_size"].max())
-    left.plot([0, top], [0, top], color="black", linestyle="--", linewidth=0.8, label="PFW = exposed size")
-    left.set_xlabel("exposed size (steps)")
-    left.set_ylabel("baseline PFW (steps)")
-    left.set_title("everything breaks at tick 0", fontsize=10)
-    left.legend(fontsize=8, loc="upper left")
-    fig.colorbar(sc, ax=left, label="exposed depth")
-    right.scatter(fitted_later, later["baseline_pfw"].to_numpy(dtype=float) - fitted_later, s=8,
-                  color=PALETTE["baseline"], alpha=0.5)
-    right.axhline(0, color="black", linewidth=0.8)
-    right.set_xlabel("fitted PFW from size, depth and breadth")
-    right.set_ylabel("residual (steps)")
-    right.set_title("breaks at random ticks", fontsize=10)
-    fig.tight_layout()
+    Parameters
+    ----------
+    at_start:
+        Rows of :func:`cvlib.experiments.exposure.exposure_sweep` with every break at tick 0.
+    later:
+        Rows with the breaks at their random ticks.
+    fitted_later:
+        The fitted doomed work of ``later`` from size, depth and breadth.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Two stacked panels; the points are rasterized inside the SVG so a
+        few thousand plans stay a small file.
+    """
+    import numpy as np
+
+    fig, (top, bottom) = new_figure(2, 1, height=6.4)
+    sc = top.scatter(at_start["exposed_size"], at_start["baseline_pfw"], c=at_start["exposed_depth"], cmap="viridis",
+                     s=10, rasterized=True)
+    limit = float(at_start["exposed_size"].max())
+    top.plot([0, limit], [0, limit], color=ACCENTS["law"], linestyle="--", linewidth=1.0, label="PFW = exposed size")
+    top.set_xlabel("exposed steps (size)")
+    top.set_ylabel("baseline doomed steps")
+    top.set_title("Every fact breaks at tick 0", loc="left")
+    top.legend(loc="upper left", frameon=False)
+    fig.colorbar(sc, ax=top, label="exposed depth (steps)")
+    residual = later["baseline_pfw"].to_numpy(dtype=float) - np.asarray(fitted_later, dtype=float)
+    bottom.scatter(fitted_later, residual, s=8, color=PALETTE["baseline"], alpha=0.5, rasterized=True)
+    bottom.axhline(0, color=ACCENTS["law"], linewidth=0.8)
+    bottom.set_xlabel("doomed steps fitted from size, depth and breadth")
+    bottom.set_ylabel("measured − fitted (steps)")
+    bottom.set_title("Facts break at random ticks", loc="left")
     return fig
 
 
-def checker_figure(table: pd.DataFrame, x: str, metrics: Sequence[str], hue: str = "checker"):
-    """One small panel per metric: metric vs ``x`` for each checker."""
-    import matplotlib.pyplot as plt
+def checker_figure(table: pd.DataFrame, x: str, metrics: Sequence[str], hue: str = "checker") -> Figure:
+    """One small panel per measure, each series a checker (or a rate of change), two panels to a row.
 
-    fig, axes = plt.subplots(1, len(metrics), figsize=(3.6 * len(metrics), 3.4), squeeze=False)
-    for ax, metric in zip(axes[0], metrics):
-        for name, part in table.groupby(hue, sort=False):
-            part = part.sort_values(x)
-            ax.plot(part[x], part[metric], marker="o", color=CHECKER_COLOURS.get(name), label=str(name))
-        ax.set_xlabel(x.replace("_", " "))
-        ax.set_title(metric.replace("_", " "), fontsize=10)
-    axes[0, 0].legend(fontsize=8)
-    fig.tight_layout()
+    Parameters
+    ----------
+    table:
+        Rows of :func:`cvlib.experiments.time_and_operational.ttl_sweep` or
+        :func:`~cvlib.experiments.time_and_operational.operational_comparison`.
+    x:
+        The column on the x axis (``"ttl"``).
+    metrics:
+        The columns to plot, one panel each (names in :data:`METRIC_LABELS`).
+    hue:
+        The column that tells series apart: ``"checker"`` (named by
+        :data:`CHECKER_LABELS`) or a rate (written as such).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Panels in a grid of two columns, one legend below.
+    """
+    from matplotlib.lines import Line2D
+
+    if not metrics:
+        raise ParameterError("checker_figure needs at least one metric")
+    cols = 2 if len(metrics) > 1 else 1
+    rows = -(-len(metrics) // cols)
+    fig, axes = new_figure(rows, cols, height=2.35 * rows + 0.8, squeeze=False, sharex=True)
+    series = list(dict.fromkeys(table[hue]))
+    colours = {name: CHECKER_COLOURS.get(name, SERIES[k % len(SERIES)]) for k, name in enumerate(series)}
+    for ax, metric in zip(axes.flat, metrics):
+        for name in series:
+            part = table[table[hue] == name].sort_values(x)
+            ax.plot(part[x], part[metric], marker="o", markersize=4, color=colours[name])
+        ax.set_title(METRIC_LABELS.get(metric, metric.replace("_", " ")), fontsize=FONT_SIZES["text"], loc="left")
+        if metric in {"completion_rate", "mean_scur"}:
+            ax.set_ylim(-0.05, 1.05)
+    for ax in axes.flat[len(metrics):]:
+        ax.set_visible(False)
+    for ax in axes[-1]:
+        ax.set_xlabel("time to live, TTL (ticks)" if x == "ttl" else x.replace("_", " "))
+    handles = [Line2D([], [], color=colours[n], marker="o", markersize=4, label=_series_label(hue, n)) for n in series]
+    legend_below(fig, handles, ncols=2)
     return fig
 
 
-__all__ = ["CHECKER_COLOURS", "LABELS", "MODEL_LABELS", "POLICY_COLOURS", "checker_figure", "exposure_figure",
-           "policy_figure", "window_surface_figure"]
+def _series_label(hue: str, name: Any) -> str:
+    if hue == "checker":
+        return CHECKER_LABELS.get(str(name), str(name))
+    if hue == "rate":
+        return f"silent-change rate {float(name):g} per tick"
+    return str(name)
+
+
+def change_figure(changed: pd.DataFrame, columns: Mapping[str, str] | None = None, wrap: int = 46) -> Figure:
+    """Which published quantities change under which corrected rule (X5): one row per quantity.
+
+    Parameters
+    ----------
+    changed:
+        A frame of truth values, one row per published quantity (its index
+        the quantity's name) and one column per corrected rule set.
+    columns:
+        Names for the columns as a reader sees them (default: as they are).
+    wrap:
+        Wrap the quantities' names at this many characters.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        A grid of cells, "changes" in colour and "same" in white.
+    """
+    import textwrap
+
+    import numpy as np
+    from matplotlib.colors import ListedColormap
+
+    if changed.empty:
+        raise ParameterError("change_figure needs at least one quantity")
+    n = len(changed)
+    names = [textwrap.fill(str(i), wrap) for i in changed.index]
+    lines = sum(name.count("\n") + 1 for name in names)
+    fig, ax = new_figure(height=0.19 * lines + 0.1 * n + 0.9)
+    values = changed.to_numpy(dtype=float)
+    columns = dict(columns or {})
+    ax.imshow(values, cmap=ListedColormap(["#FFFFFF", "#F4B183"]), vmin=0, vmax=1, aspect="auto")
+    ax.set_xticks(range(len(changed.columns)), [columns.get(str(c), str(c)) for c in changed.columns])
+    ax.xaxis.tick_top()
+    ax.set_yticks(range(n), names)
+    ax.set_xticks(np.arange(-0.5, len(changed.columns)), minor=True)
+    ax.set_yticks(np.arange(-0.5, n), minor=True)
+    ax.grid(which="minor", color="#CCCCCC", linewidth=0.8)
+    ax.grid(which="major", visible=False)
+    ax.tick_params(which="minor", length=0)
+    for spine in ax.spines.values():
+        spine.set_visible(False)
+    for (r, c), v in np.ndenumerate(values):
+        ax.text(c, r, "changes" if v else "same", ha="center", va="center", fontsize=_NOTE,
+                color="black" if v else "#777777")
+    return fig
+
+
+def law_at_scale_figure(rows: pd.DataFrame) -> Figure:
+    """What was drawn (plan sizes) and how the law fared (predicted against observed doomed work), stacked.
+
+    Parameters
+    ----------
+    rows:
+        :func:`cvlib.sweep`'s rows for a random family (``steps``,
+        ``predicted_pfw``, ``baseline_pfw``).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Top: a histogram of plan sizes; bottom: one disc per (predicted,
+        observed) pair, its area the number of plans, on linear axes.
+    """
+    import numpy as np
+
+    if rows.empty:
+        raise ParameterError("law_at_scale_figure needs at least one row")
+    fig, (top, bottom) = new_figure(2, 1, height=6.4)
+    bins = np.arange(0, rows["steps"].max() + 5, 5)
+    top.hist(rows["steps"], bins=bins, color="#8C8C8C")
+    top.set_xlabel("plan size (steps)")
+    top.set_ylabel("plans")
+    top.set_title("The plans drawn", loc="left")
+    counts = rows.groupby(["predicted_pfw", "baseline_pfw"]).size().reset_index(name="plans")
+    disc = bottom.scatter(counts["predicted_pfw"], counts["baseline_pfw"], s=12 + 4 * np.sqrt(counts["plans"]),
+                          color=PALETTE["baseline"], alpha=0.8, label="baseline runs (disc area: plans)")
+    limit = int(max(rows["predicted_pfw"].max(), rows["baseline_pfw"].max())) + 1
+    line = bottom.plot([0, limit], [0, limit], color=ACCENTS["law"], linewidth=0.8, linestyle="--",
+                       label="law: observed = predicted")[0]
+    bottom.set_xlabel("doomed steps predicted (structure and break ticks)")
+    bottom.set_ylabel("doomed steps observed")
+    bottom.set_title("The law against the executor", loc="left")
+    legend_below(fig, [disc, line], ncols=2)
+    return fig
+
+
+__all__ = [
+    "CHECKER_COLOURS",
+    "CHECKER_LABELS",
+    "LABELS",
+    "METRIC_LABELS",
+    "MODEL_LABELS",
+    "POLICY_COLOURS",
+    "POLICY_LABELS",
+    "change_figure",
+    "checker_figure",
+    "exposure_figure",
+    "law_at_scale_figure",
+    "policy_figure",
+    "window_surface_figure",
+]

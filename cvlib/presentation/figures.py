@@ -1,10 +1,14 @@
-"""One look for every figure in the book, and the figures themselves.
+"""The figures of the chapters that reproduce the article, in the book's one style.
 
-Baseline and validity-aware keep the same colours on every page, so a reader
-who learned them in chapter one never has to read a legend again. Each figure
-function takes results cvlib computed (a trace, a sweep DataFrame) and returns
-a matplotlib :class:`~matplotlib.figure.Figure`; notebooks stay thin, and the
-figures are tested like any other code. Nothing here computes a result.
+Each function takes results cvlib computed (a trace, a sweep DataFrame) and
+returns a matplotlib :class:`~matplotlib.figure.Figure` drawn for the text
+column (:mod:`cvlib.presentation.style`): a notebook ends a cell with it and
+the page shows it at its natural size. Nothing here computes a result.
+
+The style's names (:data:`~cvlib.presentation.style.PALETTE`,
+:data:`~cvlib.presentation.style.LABELS`, :data:`~cvlib.presentation.style.ACCENTS`,
+:func:`~cvlib.presentation.style.set_style`) are re-exported here, so ``cv.figures.set_style()`` and
+``cv.figures.PALETTE`` keep working.
 """
 
 from __future__ import annotations
@@ -13,6 +17,16 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from cvlib.core.errors import ParameterError
+from cvlib.presentation.style import (
+    ACCENTS,
+    COLUMN_WIDTH_IN,
+    FONT_SIZES,
+    LABELS,
+    PALETTE,
+    legend_below,
+    new_figure,
+    set_style,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -21,45 +35,16 @@ if TYPE_CHECKING:  # pragma: no cover
     from cvlib.core.trace import Trace
     from cvlib.scenarios.setup import ScenarioRun
 
-#: Executor colours, used by every figure (colour-blind-safe pair).
-PALETTE: dict[str, str] = {"baseline": "#D55E00", "validity_aware": "#0072B2"}
-
-#: Display names for the executors.
-LABELS: dict[str, str] = {"baseline": "Baseline", "validity_aware": "Validity-aware"}
-
-#: Colours for things that belong to neither executor (Okabe-Ito, like the pair above).
-ACCENTS: dict[str, str] = {
-    "exposure": "#CC79A7",  # share of a plan a broken fact can reach
-    "replan": "#999999",  # the flat recovery cost both executors pay
-    "event": "#009E73",  # the moment the world changes
-    "law": "#555555",  # the closed-form prediction
-    "window": "#56B4E9",  # budgets where only validity-aware completes
-}
-
 _EXECUTORS = ("baseline", "validity_aware")
+_NOTE = FONT_SIZES["annotation"]
 
-
-def set_style() -> None:
-    """Apply the book's seaborn theme; call once at the top of a notebook."""
-    import matplotlib as mpl
-    import seaborn as sns
-
-    sns.set_theme(style="whitegrid", context="notebook")
-    mpl.rcParams.update(
-        {
-            "figure.dpi": 100,
-            "savefig.dpi": 100,
-            "figure.figsize": (7.0, 4.0),
-            "axes.titleweight": "bold",
-            "svg.hashsalt": "cvbook",
-        }
-    )
-
-
-def _new(figsize: tuple[float, float] | None = None, **kwargs):
-    import matplotlib.pyplot as plt
-
-    return plt.subplots(figsize=figsize, **kwargs)
+#: How each scenario of the law's cases is named on the law figure.
+SCENARIO_NAMES: dict[str, str] = {
+    "D1": "Chains (D1)",
+    "A": "Value change (A), change ticks 0–3",
+    "D2": "Named topologies (D2)",
+    "D3": "Isolated branches (D3)",
+}
 
 
 # -- the mechanism ---------------------------------------------------------------------
@@ -71,34 +56,57 @@ def mechanism_figure(
     budget: int | None = None,
     title: str | None = None,
 ) -> Figure:
-    """Both executors' step traces on one time axis, one lane each.
+    """Both executors' step traces on one time axis, one lane each: the article's mechanism diagram.
 
     Every spent step is a box: a light box is a step on facts that still hold,
     a hatched box is doomed work (pre-failure work), ``?`` a paid
     verification, a solid box the action (``✗`` when it fails), a grey bar the
-    replan. Vertical lines mark when the world changed, so the reader sees the
-    lanes run identically until then and diverge after.
+    replan. Dashed vertical lines mark when the world changed, so the reader
+    sees the lanes run identically until then and diverge after.
 
     Parameters
     ----------
     traces:
         ``{"baseline": Trace, "validity_aware": Trace}`` from :func:`cvlib.core.trace.trace_both`.
     markers:
-        ``(tick, label)`` pairs to mark, e.g. ``[(1, "F1: $420 → $610")]``:
-        the moments the world changes.
+        ``(tick, label)`` pairs to mark, e.g. ``[(1, "price $420 → $610")]``:
+        the moments the world changes. Labels are stacked so they never overlap.
     budget:
         Draw the step budget as a dotted line (None: do not).
+    title:
+        A title above the lanes (None: none; the caption usually says it).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The figure, 6.5 in wide.
     """
     from matplotlib.patches import Patch, Rectangle
 
     missing = [name for name in _EXECUTORS if name not in traces]
     if missing:
         raise ParameterError(f"mechanism_figure needs traces for {', '.join(_EXECUTORS)}; missing {missing}")
+    markers = sorted(markers)
     total = max([e.end for t in traces.values() for e in t.entries] + [budget or 0, 1] + [t for t, _ in markers])
-    label_boxes = total <= 24
-    fig, ax = _new((max(7.0, min(13.0, 0.45 * total + 3.0)), 3.6))
+    # marker labels sit in rows above the lanes; a new row whenever a label would run into the previous one
+    unit = (COLUMN_WIDTH_IN - 1.6) / (total + 1.7)  # inches per step, roughly
+    rows: list[float] = []  # per row, the x (in steps) where its last label ends
+    placed = []
+    for tick, label in markers:
+        text = str(label)
+        length = (0.55 * _NOTE / 72 * len(text)) / unit + 0.4  # label width in steps, generously
+        row = next((r for r, end in enumerate(rows) if tick > end), len(rows))
+        if row == len(rows):
+            rows.append(0.0)
+        rows[row] = tick + length
+        placed.append((tick, text, row))
+    lanes_top = 1.4
+    label_rows = len(rows)
+    fig, ax = new_figure(height=2.9 + 0.28 * label_rows)
     lanes = {"baseline": 1, "validity_aware": 0}
     height = 0.6
+    longest = max((len(e.step_id) for t in traces.values() for e in t.entries), default=0)
+    label_boxes = 0.62 * _NOTE / 72 * longest <= 0.9 * unit  # step ids only where they fit under their box
     for name, lane in lanes.items():
         colour = PALETTE[name]
         for e in traces[name].entries:
@@ -106,7 +114,9 @@ def mechanism_figure(
             kind = str(e.kind)
             if kind == "replan":
                 ax.add_patch(Rectangle((e.start, y), e.steps, height, facecolor=ACCENTS["replan"], edgecolor="white"))
-                ax.text(e.start + e.steps / 2, lane, f"replan ({e.steps})", ha="center", va="center", fontsize=8, color="white")
+                words = f"replan ({e.steps} steps)" if e.steps * unit > 1.25 else f"replan ({e.steps})"
+                if e.steps * unit > 0.75:
+                    ax.text(e.start + e.steps / 2, lane, words, ha="center", va="center", fontsize=_NOTE, color="white")
                 continue
             style = {
                 "execute": {"facecolor": colour, "alpha": 0.30, "edgecolor": "white"},
@@ -122,47 +132,43 @@ def mechanism_figure(
                 ax.text(e.start + 0.5, lane, mark, ha="center", va="center", fontsize=11, fontweight="bold",
                         color="white" if kind == "action_failed" else colour)
             elif label_boxes:
-                ax.text(e.start + 0.5, lane - height / 2 - 0.08, e.step_id, ha="center", va="top", fontsize=7, color="#444444")
-    for k, (tick, label) in enumerate(markers):
-        ax.axvline(tick, color=ACCENTS["event"], linestyle="--", linewidth=1.5)
+                ax.text(e.start + 0.5, lane - height / 2 - 0.04, e.step_id, ha="center", va="top",
+                        fontsize=_NOTE, color="#444444")
+    top = lanes_top + 0.32 * label_rows
+    for tick, text, row in placed:
+        ax.axvline(tick, ymax=(lanes_top + 0.32 * row + 0.12 + 0.8) / (top + 0.8), color=ACCENTS["event"],
+                   linestyle="--", linewidth=1.4)
         # "$" would start matplotlib mathtext: prices must print as typed.
-        ax.text(tick + 0.05, 1.58 - 0.2 * (k % 2), str(label).replace("$", r"\$"), color=ACCENTS["event"],
-                fontsize=9, va="center")
+        # a white ground, so a later marker's line passes behind the label, not through it
+        ax.text(tick + 0.08, lanes_top + 0.32 * row + 0.12, text.replace("$", r"\$"), color=ACCENTS["event"],
+                fontsize=_NOTE, va="center", ha="left", zorder=5,
+                bbox={"facecolor": "white", "edgecolor": "none", "pad": 0.6})
     if budget is not None:
-        ax.axvline(budget, color="#333333", linestyle=":", linewidth=1.2)
-        ax.text(budget + 0.05, -0.55, f"budget {budget}", fontsize=8, color="#333333", va="center")
+        ax.axvline(budget, color="#333333", linestyle=":", linewidth=1.4)
+        ax.text(budget - 0.08, -0.62, f"budget {budget}", fontsize=_NOTE, color="#333333", va="center", ha="right")
     ax.set_xlim(-0.2, total + 1.5)
-    ax.set_ylim(-0.75, 1.75)
+    ax.set_ylim(-0.8, top + 0.1)
     ax.set_yticks([1, 0], [LABELS["baseline"], LABELS["validity_aware"]])
-    for tick, name in zip(ax.get_yticklabels(), ("baseline", "validity_aware")):
+    for tick, name in zip(ax.get_yticklabels(), _EXECUTORS):
         tick.set_color(PALETTE[name])
         tick.set_fontweight("bold")
-    ax.set_xlabel("steps spent (world tick)")
+    ax.set_xlabel("steps spent (the world's clock, in ticks)")
     ax.grid(axis="y", visible=False)
+    ax.spines["left"].set_visible(False)
     handles = [
-        Patch(facecolor="#888888", alpha=0.3, label="step on valid facts"),
-        Patch(facecolor="white", edgecolor="#444444", hatch="///", label="doomed step (PFW)"),
+        Patch(facecolor="#888888", alpha=0.3, label="step on facts that hold"),
+        Patch(facecolor="white", edgecolor="#444444", hatch="///", label="doomed step (pre-failure work)"),
         Patch(facecolor="white", edgecolor="#444444", label="verification (?)"),
-        Patch(facecolor="#444444", label="action (✗ = failed)"),
+        Patch(facecolor="#444444", label="action (✗: failed)"),
         Patch(facecolor=ACCENTS["replan"], label="replan"),
     ]
-    ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, -0.3), ncol=3, fontsize=8, frameon=False)
+    legend_below(fig, handles, ncols=3)
     if title:
         ax.set_title(title)
-    fig.tight_layout()
     return fig
 
 
 # -- structure experiments ---------------------------------------------------------------
-
-
-def _plain_symlog(ax) -> None:
-    """Symmetric-log axes (zero stays on the chart) with ticks written as plain integers."""
-    from matplotlib.ticker import FuncFormatter
-
-    for axis, setter in ((ax.xaxis, ax.set_xscale), (ax.yaxis, ax.set_yscale)):
-        setter("symlog", linthresh=1)
-        axis.set_major_formatter(FuncFormatter(lambda v, _pos: f"{v:g}"))
 
 
 def pfw_vs_size_figure(
@@ -170,85 +176,122 @@ def pfw_vs_size_figure(
     topologies: pd.DataFrame | None = None,
     grid: pd.DataFrame | None = None,
 ) -> Figure:
-    """Baseline PFW against the number of steps the broken fact reaches.
+    """Baseline doomed work against the number of steps the broken fact reaches.
 
-    Every run lands on the dashed line PFW = size − 1 whatever its shape;
-    validity-aware sits at zero. Inputs are the DataFrames of
-    :func:`cvlib.depth_sweep`, rows of :func:`cvlib.experiments.article.run_row` for the
-    named topologies (with a ``label`` column), and :func:`cvlib.topology_grid`;
-    any may be None. Both axes are symmetric-log so the zero line and plans of
-    hundreds of steps fit on one chart.
+    Every run lands on the dashed line PFW = closure size − 1, whatever its
+    shape; the validity-aware executor sits at zero. Both axes are linear, so
+    the law is the straight line it is. When the runs span more than about
+    40 steps a second panel below shows the small plans close up, where the
+    chains and the named topologies are labelled.
+
+    Parameters
+    ----------
+    depth:
+        :func:`cvlib.depth_sweep`'s DataFrame (the D1 chains), or None.
+    topologies:
+        Rows of :func:`cvlib.experiments.article.run_row` for the named
+        topologies, with a ``label`` column, or None.
+    grid:
+        :func:`cvlib.topology_grid`'s DataFrame, or None.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One or two stacked panels, 6.5 in wide.
     """
     import numpy as np
 
     frames = [f for f in (depth, topologies, grid) if f is not None and len(f)]
     if not frames:
         raise ParameterError("pfw_vs_size_figure needs at least one non-empty DataFrame")
-    fig, ax = _new((7.5, 4.8))
-    base = PALETTE["baseline"]
     largest = max(int(f["closure_size"].max()) for f in frames)
-    xs = np.unique(np.concatenate([np.arange(1, 11), np.geomspace(1, largest * 1.2, 200)]))
-    ax.plot(xs, xs - 1, linestyle="--", color=ACCENTS["law"], linewidth=1.2, label="PFW = size − 1", zorder=1)
-    if grid is not None and len(grid):
-        ax.scatter(grid["closure_size"], grid["baseline_pfw"], s=28, color=base, alpha=0.35, edgecolor="none",
-                   label=f"grid: {len(grid)} branching configs", zorder=2)
-    if depth is not None and len(depth):
-        ax.scatter(depth["closure_size"], depth["baseline_pfw"], s=46, marker="s", color=base, edgecolor="black",
-                   linewidth=0.6, label="D1 chains", zorder=3)
-    if topologies is not None and len(topologies):
-        ax.scatter(topologies["closure_size"], topologies["baseline_pfw"], s=90, marker="D", color=base,
-                   edgecolor="black", linewidth=0.8, label="D2 named topologies", zorder=4)
-        for k, (_, row) in enumerate(topologies.iterrows()):
-            # alternate sides so neighbouring labels do not overlap
-            left = k % 2 == 0
-            ax.annotate(str(row.get("label", "")), (row["closure_size"], row["baseline_pfw"]),
-                        xytext=(-10, 6) if left else (10, -10), textcoords="offset points",
-                        ha="right" if left else "left", fontsize=8)
-    va = np.concatenate([f[["closure_size", "validity_pfw"]].to_numpy() for f in frames])
-    ax.scatter(va[:, 0], va[:, 1], s=22, marker="x", color=PALETTE["validity_aware"], linewidth=1.0,
-               label="validity-aware (every run)", zorder=3)
-    _plain_symlog(ax)
-    ax.set_xlim(0.8, largest * 1.4)
-    ax.set_ylim(-0.3, largest * 1.4)
-    ax.set_xlabel("steps the broken fact reaches (closure size)")
-    ax.set_ylabel("baseline pre-failure work (steps)")
-    ax.legend(loc="upper left", fontsize=8)
-    fig.tight_layout()
+    small = [f for f in (depth, topologies) if f is not None and len(f)]
+    close_up = largest > 40 and bool(small)
+    if close_up:
+        fig, (ax, zoom) = new_figure(2, 1, height=6.6)
+        panels = [(ax, largest), (zoom, max(int(f["closure_size"].max()) for f in small))]
+    else:
+        fig, ax = new_figure(height=3.8)
+        panels = [(ax, largest)]
+    base = PALETTE["baseline"]
+    handles = {}
+    for k, (axis, limit) in enumerate(panels):
+        pad = max(1.0, 0.06 * limit)
+        xs = np.array([1.0, limit + pad])
+        handles["law"] = axis.plot(xs, xs - 1, linestyle="--", color=ACCENTS["law"], linewidth=1.2,
+                                   label="law: PFW = closure size − 1", zorder=1)[0]
+        if grid is not None and len(grid):
+            shown = grid[grid["closure_size"] <= limit]
+            handles["grid"] = axis.scatter(shown["closure_size"], shown["baseline_pfw"], s=26, color=base, alpha=0.4,
+                                           edgecolor="none", label=f"baseline, configuration grid ({len(grid)} plans)",
+                                           zorder=2)
+        if depth is not None and len(depth):
+            handles["depth"] = axis.scatter(depth["closure_size"], depth["baseline_pfw"], s=42, marker="s", color=base,
+                                            edgecolor="black", linewidth=0.6, label="baseline, chains (D1)", zorder=3)
+        if topologies is not None and len(topologies):
+            handles["topologies"] = axis.scatter(topologies["closure_size"], topologies["baseline_pfw"], s=80,
+                                                 marker="D", color=base, edgecolor="black", linewidth=0.8,
+                                                 label="baseline, named topologies (D2)", zorder=4)
+            if k == len(panels) - 1:
+                for _, row in topologies.iterrows():
+                    axis.annotate(f"{row.get('label', '')}", (row["closure_size"], row["baseline_pfw"]),
+                                  xytext=(8, -4), textcoords="offset points", ha="left", va="top", fontsize=_NOTE)
+        va = np.concatenate([f[["closure_size", "validity_pfw"]].to_numpy() for f in frames])
+        va = va[va[:, 0] <= limit]
+        handles["va"] = axis.scatter(va[:, 0], va[:, 1], s=24, marker="x", color=PALETTE["validity_aware"],
+                                     linewidth=1.0, label="validity-aware, every run", zorder=3)
+        axis.set_xlim(0, limit + pad)
+        axis.set_ylim(-0.04 * (limit + pad), limit + pad)
+        axis.set_xlabel("steps that depend on the broken fact (closure size)")
+        axis.set_ylabel("doomed steps (PFW)")
+    if close_up:
+        ax.set_title("All runs", loc="left")
+        panels[1][0].set_title(f"Close-up: plans of up to {panels[1][1]} dependent steps", loc="left")
+    order = [h for key in ("law", "grid", "depth", "topologies", "va") if (h := handles.get(key)) is not None]
+    legend_below(fig, order, ncols=2)
     return fig
 
 
 def isolation_figure(isolation: pd.DataFrame) -> Figure:
-    """Share of the plan exposed (bars) against absolute doomed steps (lines), per branch count.
+    """Share of the plan exposed (bars) against absolute doomed steps (lines), per number of branches.
 
-    ``isolation`` is :func:`cvlib.isolation_sweep`'s DataFrame. The bars fall
-    as isolated branches are added; the baseline's doomed work does not move.
+    Parameters
+    ----------
+    isolation:
+        :func:`cvlib.isolation_sweep`'s DataFrame.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Bars fall as isolated branches are added; the baseline's doomed
+        work does not move.
     """
-    fig, ax = _new((7.0, 4.2))
+    fig, ax = new_figure(height=3.9)
     positions = list(range(len(isolation)))
     bars = ax.bar(positions, isolation["exposed_pct"], color=ACCENTS["exposure"], alpha=0.75, width=0.55,
-                  label="plan exposed (%)")
+                  label="share of the plan exposed (left axis)")
     for pos, (_, row), bar in zip(positions, isolation.iterrows(), bars):
-        ax.text(pos, bar.get_height() + 2, f"{row['exposed_pct']:.1f}%", ha="center", fontsize=9)
-    ax.set_xticks(positions, [f"{int(r.num_branches)}\n({int(r.total_nodes)} steps)" for r in isolation.itertuples()])
+        ax.text(pos, bar.get_height() + 2, f"{row['exposed_pct']:.1f}%", ha="center", va="bottom", fontsize=_NOTE,
+                color="black")
+    ax.set_xticks(positions, [f"{int(r.num_branches)} ({int(r.total_nodes)} steps)" for r in isolation.itertuples()])
     ax.set_xlabel("isolated branches (plan size)")
-    ax.set_ylabel("plan exposed to the broken fact (%)", color=ACCENTS["exposure"])
-    ax.set_ylim(0, 115)
+    ax.set_ylabel("plan exposed to the broken fact (%)")
+    ax.set_ylim(0, 118)
     ax.grid(axis="x", visible=False)
     right = ax.twinx()
     right.plot(positions, isolation["baseline_pfw"], marker="o", color=PALETTE["baseline"], linewidth=2,
-               label="baseline doomed steps")
+               label="baseline doomed steps (right axis)")
     right.plot(positions, isolation["validity_pfw"], marker="o", color=PALETTE["validity_aware"], linewidth=2,
-               label="validity-aware doomed steps")
+               label="validity-aware doomed steps (right axis)")
     for pos, value in zip(positions, isolation["baseline_pfw"]):
         right.annotate(str(int(value)), (pos, value), xytext=(0, 7), textcoords="offset points", ha="center",
-                       color=PALETTE["baseline"], fontsize=9)
+                       color=PALETTE["baseline"], fontsize=_NOTE)
     top = max(int(isolation["baseline_pfw"].max()), 1)
-    right.set_ylim(-0.5, top * 1.6 + 1)
+    right.set_ylim(-0.05 * (top * 1.6 + 1), top * 1.6 + 1)
     right.set_ylabel("doomed steps (PFW)")
     right.grid(False)
-    handles = [bars, *right.get_lines()]
-    ax.legend(handles, [h.get_label() for h in handles], loc="upper right", fontsize=8)
-    fig.tight_layout()
+    right.spines["right"].set_visible(True)
+    legend_below(fig, [bars, *right.get_lines()], ncols=2)
     return fig
 
 
@@ -256,14 +299,23 @@ def isolation_figure(isolation: pd.DataFrame) -> Figure:
 
 
 def budget_sweep_figure(sweep: pd.DataFrame, window: Sequence[int]) -> Figure:
-    """Completion (yes/no) of each executor as the budget shrinks, the separation window shaded.
+    """Whether each executor completes as the budget shrinks, the separation window shaded.
 
-    ``sweep`` is :func:`cvlib.budget_sweep`'s DataFrame and ``window`` the
-    budgets of :func:`cvlib.separation_window` (where only validity-aware
-    completes). The x axis runs from generous to tight, as the sweep does.
+    Parameters
+    ----------
+    sweep:
+        :func:`cvlib.budget_sweep`'s DataFrame.
+    window:
+        The budgets of :func:`cvlib.separation_window` (where only the
+        validity-aware executor completes).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        The x axis runs from generous to tight, as the sweep does.
     """
-    fig, ax = _new((7.0, 3.8))
-    offsets = {"baseline": 0.03, "validity_aware": -0.03}
+    fig, ax = new_figure(height=3.2)
+    offsets = {"baseline": 0.04, "validity_aware": -0.04}
     for name, column in (("baseline", "baseline_completed"), ("validity_aware", "validity_completed")):
         y = sweep[column].astype(int) + offsets[name]
         ax.plot(sweep["budget"], y, marker="o", drawstyle="steps-mid", color=PALETTE[name], linewidth=2,
@@ -271,70 +323,102 @@ def budget_sweep_figure(sweep: pd.DataFrame, window: Sequence[int]) -> Figure:
     if len(window):
         lo, hi = min(window), max(window)
         ax.axvspan(lo - 0.5, hi + 0.5, color=ACCENTS["window"], alpha=0.18, zorder=0)
-        ax.text((lo + hi) / 2, 0.5, "only validity-aware\ncompletes", ha="center", va="center", fontsize=9,
+        ax.text((lo + hi) / 2, 0.5, "only validity-aware\ncompletes", ha="center", va="center", fontsize=_NOTE,
                 color="#1F4E79")
     ax.set_xticks(list(sweep["budget"]))
     ax.set_xlim(max(sweep["budget"]) + 0.7, min(sweep["budget"]) - 0.7)
     ax.set_yticks([0, 1], ["fails", "completes"])
     ax.set_ylim(-0.3, 1.3)
     ax.set_xlabel("step budget (generous → tight)")
-    ax.legend(loc="center left", fontsize=9)
-    fig.tight_layout()
+    legend_below(fig, ax.get_lines(), ncols=2)
     return fig
 
 
 def steps_comparison_figure(runs: Mapping[str, ScenarioRun]) -> Figure:
-    """Steps used by each executor, scenario by scenario, verifications marked.
+    """Steps each executor used, scenario by scenario, its verifications written on the bar.
 
-    ``runs`` maps a display label to a :class:`~cvlib.scenarios.setup.ScenarioRun`.
+    Parameters
+    ----------
+    runs:
+        A display label for each :class:`~cvlib.scenarios.setup.ScenarioRun`.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Grouped bars, baseline and validity-aware side by side.
     """
     import numpy as np
 
     labels = list(runs)
-    fig, ax = _new((max(5.0, 2.2 * len(labels) + 2.0), 3.8))
+    if not labels:
+        raise ParameterError("steps_comparison_figure needs at least one run")
+    fig, ax = new_figure(height=3.4)
     x = np.arange(len(labels))
     width = 0.36
     for k, name in enumerate(_EXECUTORS):
         results = [getattr(runs[label], name) for label in labels]
-        steps = [r.steps_used for r in results]
         pos = x + (k - 0.5) * width
-        ax.bar(pos, steps, width, color=PALETTE[name], label=LABELS[name])
+        ax.bar(pos, [r.steps_used for r in results], width, color=PALETTE[name], label=LABELS[name])
         for p, r in zip(pos, results):
-            note = f"{r.steps_used}" + (f"\n({r.verifications} verif.)" if r.verifications else "")
-            ax.text(p, r.steps_used + 0.15, note, ha="center", va="bottom", fontsize=8)
+            note = f"{r.steps_used}"
+            if r.verifications:
+                note += f"\n({r.verifications} verif.)"
+            ax.text(p, r.steps_used + 0.15, note, ha="center", va="bottom", fontsize=_NOTE)
     ax.set_xticks(x, labels)
     ax.set_ylabel("steps used")
     top = max(getattr(r, n).steps_used for r in runs.values() for n in _EXECUTORS)
-    ax.set_ylim(0, top * 1.35 + 1)
+    ax.set_ylim(0, top * 1.4 + 1)
     ax.grid(axis="x", visible=False)
-    ax.legend(loc="upper right", fontsize=9)
-    fig.tight_layout()
+    legend_below(fig, ax.patches[:: len(labels)], [LABELS[n] for n in _EXECUTORS], ncols=2)
     return fig
 
 
 def law_figure(law: pd.DataFrame) -> Figure:
-    """Predicted PFW (from structure alone) against the baseline's measured PFW, one point per case.
+    """Doomed work predicted from structure alone against the baseline's measured doomed work, one point per case.
 
-    ``law`` is :func:`cvlib.check_law`'s DataFrame; matches sit on the diagonal
-    and a mismatch, if any, is drawn as a red cross.
+    Parameters
+    ----------
+    law:
+        :func:`cvlib.check_law`'s DataFrame.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Matches sit on the diagonal (linear axes, so it stays a straight
+        line); a mismatch, if any, is drawn as a cross of its own.
     """
-    import numpy as np
-
-    fig, ax = _new((5.8, 4.8))
+    fig, ax = new_figure(height=4.0)
     top = int(max(law["expected_pfw"].max(), law["actual_pfw"].max()))
-    xs = np.linspace(0, top * 1.2 + 1, 50)
-    ax.plot(xs, xs, linestyle="--", color=ACCENTS["law"], linewidth=1.0, label="measured = predicted")
+    limit = top * 1.08 + 1
+    ax.plot([0, limit], [0, limit], linestyle="--", color=ACCENTS["law"], linewidth=1.0, label="measured = predicted")
     markers = {"D1": "s", "A": "o", "D2": "D", "D3": "^"}
     for scenario, rows in law.groupby("scenario", sort=False):
         ok = rows[rows["match"]]
         bad = rows[~rows["match"]]
         ax.scatter(ok["expected_pfw"], ok["actual_pfw"], s=60, marker=markers.get(scenario, "o"),
-                   color=PALETTE["baseline"], edgecolor="black", linewidth=0.6, alpha=0.8, label=f"{scenario} cases")
+                   color=PALETTE["baseline"], edgecolor="black", linewidth=0.6, alpha=0.85,
+                   label=SCENARIO_NAMES.get(scenario, str(scenario)))
         if len(bad):
-            ax.scatter(bad["expected_pfw"], bad["actual_pfw"], s=80, marker="x", color="red", label=f"{scenario} mismatch")
-    _plain_symlog(ax)
-    ax.set_xlabel("PFW predicted from the plan's structure")
-    ax.set_ylabel("PFW measured (baseline run)")
-    ax.legend(loc="upper left", fontsize=8)
-    fig.tight_layout()
+            ax.scatter(bad["expected_pfw"], bad["actual_pfw"], s=80, marker="x", color="black",
+                       label=f"{SCENARIO_NAMES.get(scenario, scenario)}: mismatch")
+    ax.set_xlim(-0.04 * limit, limit)
+    ax.set_ylim(-0.04 * limit, limit)
+    ax.set_xlabel("doomed steps predicted from the plan's structure")
+    ax.set_ylabel("doomed steps measured (baseline run)")
+    legend_below(fig, ax.get_legend_handles_labels()[0], ncols=2)
     return fig
+
+
+__all__ = [
+    "ACCENTS",
+    "LABELS",
+    "PALETTE",
+    "SCENARIO_NAMES",
+    "budget_sweep_figure",
+    "isolation_figure",
+    "law_figure",
+    "mechanism_figure",
+    "pfw_vs_size_figure",
+    "set_style",
+    "steps_comparison_figure",
+]

@@ -66,6 +66,20 @@ def check_parameters(
     ParameterError
         A value does not fit its parameter's type or bounds, or a string
         given for a list or mapping parameter is not valid YAML.
+
+    Parameters
+    ----------
+    namespace:
+        The notebook's globals (``globals()``).
+    minimum:
+        Smallest allowed value per parameter name, if any.
+    maximum:
+        Largest allowed value per parameter name, if any.
+
+    Returns
+    -------
+    None
+        The checked values replace the raw ones in ``namespace``.
     """
     __tracebackhide__ = True  # IPython shows the notebook's line and the message, not this frame
     annotations = dict(namespace.get("__annotations__", {}))
@@ -95,7 +109,20 @@ def check_parameters(
 
 
 def resolve_annotation(name: str, annotation: Any) -> Any:
-    """The type an annotation stands for (a string annotation such as ``"Optional[int]"`` is evaluated)."""
+    """The type an annotation stands for (a string annotation such as ``"Optional[int]"`` is evaluated).
+
+    Parameters
+    ----------
+    name:
+        The parameter's name, for the error message.
+    annotation:
+        Its annotation, a type or a string.
+
+    Returns
+    -------
+    object
+        The type it stands for.
+    """
     __tracebackhide__ = True
     if isinstance(annotation, str):
         try:
@@ -113,6 +140,20 @@ def check_value(name: str, value: Any, kind: Any) -> Any:
 
     A string given where something else is expected is read as YAML first,
     which is how papermill's ``-p NAME '[1, 2]'`` and ``-r NAME 6`` arrive.
+
+    Parameters
+    ----------
+    name:
+        The parameter's name, for the error message.
+    value:
+        The value papermill passed.
+    kind:
+        The type it must have.
+
+    Returns
+    -------
+    object
+        The value, converted to ``kind``.
     """
     __tracebackhide__ = True
     if kind is Any:
@@ -164,7 +205,18 @@ def check_value(name: str, value: Any, kind: Any) -> Any:
 
 
 def describe(kind: Any) -> str:
-    """Words for a parameter type: ``list[int]`` is 'a list of integers'."""
+    """Words for a parameter type: ``list[int]`` is 'a list of integers'.
+
+    Parameters
+    ----------
+    kind:
+        A parameter type.
+
+    Returns
+    -------
+    str
+        The type in words.
+    """
     origin, args = typing.get_origin(kind), typing.get_args(kind)
     if origin in (typing.Union, types.UnionType):
         options = [describe(a) for a in args if a is not type(None)]

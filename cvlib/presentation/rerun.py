@@ -217,7 +217,18 @@ def run_it_yourself(
 
 
 def shell_value(value: Any) -> str:
-    """A parameter value as papermill's ``-p`` reads it: numbers bare, lists and mappings as quoted YAML."""
+    """A parameter value as papermill's ``-p`` reads it: numbers bare, lists and mappings as quoted YAML.
+
+    Parameters
+    ----------
+    value:
+        A parameter value.
+
+    Returns
+    -------
+    str
+        The text to put after ``-p NAME``.
+    """
     if isinstance(value, bool) or value is None:
         return str(value)
     if isinstance(value, (int, float)):
@@ -230,7 +241,20 @@ def shell_value(value: Any) -> str:
 
 
 def prose_value(value: Any, quoted: bool = False) -> str:
-    """A value as the sentence writes it: lists in brackets, strings bare (``quoted``: as JSON strings)."""
+    """A value as the sentence writes it: lists in brackets, strings bare (``quoted``: as JSON strings).
+
+    Parameters
+    ----------
+    value:
+        A parameter value.
+    quoted:
+        Write strings as JSON strings.
+
+    Returns
+    -------
+    str
+        The value as the sentence writes it.
+    """
     if isinstance(value, (list, tuple, Mapping)):
         text = json.dumps(list(value) if isinstance(value, tuple) else value, ensure_ascii=False)
         return text if quoted else text.replace('"', "")
@@ -244,7 +268,18 @@ def _and(parts: Sequence[str]) -> str:
 
 
 def plain(value: Any) -> Any:
-    """``value`` as a plain Python number or string (numpy scalars unwrapped), for JSON metadata."""
+    """``value`` as a plain Python number or string (numpy scalars unwrapped), for JSON metadata.
+
+    Parameters
+    ----------
+    value:
+        A value from a notebook.
+
+    Returns
+    -------
+    object
+        A plain int, float, bool, str, list or dict.
+    """
     if hasattr(value, "item") and callable(value.item):
         value = value.item()
     if isinstance(value, float) and value != value:

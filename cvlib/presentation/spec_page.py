@@ -48,7 +48,18 @@ class SpecPage:
 
 
 def page_name(path: str | Path) -> str:
-    """The page's name, from the spec file's name: ``data/scenarios/two_suppliers.yaml`` gives ``two_suppliers``."""
+    """The page's name, from the spec file's name: ``data/scenarios/two_suppliers.yaml`` gives ``two_suppliers``.
+
+    Parameters
+    ----------
+    path:
+        The spec file.
+
+    Returns
+    -------
+    str
+        The page's name.
+    """
     stem = Path(path).stem
     if not _NAME.match(stem):
         raise SpecError(
@@ -64,6 +75,18 @@ def resolve_spec_path(spec: str | Path, root: Path | None = None) -> tuple[Path,
     A relative path is read from the repository root; the shown path is
     relative to the root when the file is inside the checkout, absolute when
     it is not.
+
+    Parameters
+    ----------
+    spec:
+        The spec file's path as given.
+    root:
+        The repository root (default: this checkout's).
+
+    Returns
+    -------
+    tuple
+        The absolute path, and the path as the page shows it.
     """
     root = (root or project_root()).resolve()
     path = Path(spec).expanduser()
@@ -76,7 +99,22 @@ def resolve_spec_path(spec: str | Path, root: Path | None = None) -> tuple[Path,
 
 
 def load_spec_page(spec: str | Path, budget: int | None = None, root: Path | None = None) -> SpecPage:
-    """Read a spec file for its page (a ``budget`` other than None replaces the file's budget)."""
+    """Read a spec file for its page (a ``budget`` other than None replaces the file's budget).
+
+    Parameters
+    ----------
+    spec:
+        The spec file's path.
+    budget:
+        A budget that replaces the file's, or None.
+    root:
+        The repository root (default: this checkout's).
+
+    Returns
+    -------
+    SpecPage
+        The page's setup, title, description and paths.
+    """
     path, shown = resolve_spec_path(spec, root)
     raw = read_spec(path)
     setup = setup_from_spec(raw, source=shown)
@@ -87,7 +125,18 @@ def load_spec_page(spec: str | Path, budget: int | None = None, root: Path | Non
 
 
 def page_text(raw: dict[str, Any]) -> tuple[str, str]:
-    """A page's title and description from a parsed spec (the title falls back to the spec's ``name``)."""
+    """A page's title and description from a parsed spec (the title falls back to the spec's ``name``).
+
+    Parameters
+    ----------
+    raw:
+        The parsed spec file.
+
+    Returns
+    -------
+    tuple
+        The title and the description.
+    """
     title = raw.get("title") or raw.get("name") or ""
     description = raw.get("description") or ""
     return " ".join(str(title).split()), str(description).strip()
@@ -135,7 +184,18 @@ def outcomes_by_budget(setup: ScenarioSetup, budgets: Sequence[int] | None = Non
 
 
 def default_budgets(setup: ScenarioSetup) -> list[int]:
-    """Budgets from just above what both executors need down to just below what either needs."""
+    """Budgets from just above what both executors need down to just below what either needs.
+
+    Parameters
+    ----------
+    setup:
+        The scenario.
+
+    Returns
+    -------
+    list of int
+        The budgets, from generous to tight.
+    """
     generous = replace(setup, budget=4 * (len(setup.plan) + setup.budget) + 10).run()
     needs = [r.steps_used for r in generous.results()]
     high = max(max(needs), setup.budget) + 1
@@ -149,6 +209,18 @@ def rerun_budget(setup: ScenarioSetup, completed_now: int) -> tuple[int, int]:
     The nearest tighter budget at which fewer complete when any complete now,
     else the nearest looser one at which more do: the budget the page's
     "Run it yourself" command passes.
+
+    Parameters
+    ----------
+    setup:
+        The scenario.
+    completed_now:
+        How many executors complete at the spec's budget.
+
+    Returns
+    -------
+    tuple
+        The budget, and how many executors complete at it.
     """
     if completed_now > 0:
         candidates = range(setup.budget - 1, -1, -1)
@@ -163,12 +235,38 @@ def rerun_budget(setup: ScenarioSetup, completed_now: int) -> tuple[int, int]:
 
 
 def completion_words(completed: bool) -> str:
-    """``completed`` or ``did not complete``."""
+    """``completed`` or ``did not complete``.
+
+    Parameters
+    ----------
+    completed:
+        Whether the run completed.
+
+    Returns
+    -------
+    str
+        The words.
+    """
     return "completed" if completed else "did not complete"
 
 
 def comparison_words(baseline: int, validity: int, unit: str = "steps") -> str:
-    """How the validity-aware executor's count compares with the baseline's, in words."""
+    """How the validity-aware executor's count compares with the baseline's, in words.
+
+    Parameters
+    ----------
+    baseline:
+        The baseline's count.
+    validity:
+        The validity-aware executor's count.
+    unit:
+        What is counted.
+
+    Returns
+    -------
+    str
+        The comparison in words.
+    """
     if validity == baseline:
         return f"the same number of {unit} as the baseline"
     diff = abs(baseline - validity)
@@ -176,19 +274,54 @@ def comparison_words(baseline: int, validity: int, unit: str = "steps") -> str:
 
 
 def times_words(n: int) -> str:
-    """``never``, ``once``, ``twice`` or ``N times``."""
+    """``never``, ``once``, ``twice`` or ``N times``.
+
+    Parameters
+    ----------
+    n:
+        A number of times.
+
+    Returns
+    -------
+    str
+        The words.
+    """
     return {0: "never", 1: "once", 2: "twice"}.get(n, f"{n} times")
 
 
 def count_words(n: int, noun: str) -> str:
-    """``no verifications``, ``1 verification``, ``3 verifications``."""
+    """``no verifications``, ``1 verification``, ``3 verifications``.
+
+    Parameters
+    ----------
+    n:
+        A count.
+    noun:
+        What is counted, singular.
+
+    Returns
+    -------
+    str
+        The count and the noun, agreeing.
+    """
     if n == 0:
         return f"no {noun}s"
     return f"{n} {noun}" + ("" if n == 1 else "s")
 
 
 def budget_list(budgets: Sequence[int]) -> str:
-    """Budgets in words, runs of consecutive ones as ranges: ``17 and 16``, ``15 to 12``, ``9, 7 and 5``."""
+    """Budgets in words, runs of consecutive ones as ranges: ``17 and 16``, ``15 to 12``, ``9, 7 and 5``.
+
+    Parameters
+    ----------
+    budgets:
+        Budgets, in order.
+
+    Returns
+    -------
+    str
+        The budgets in words.
+    """
     values = sorted({int(b) for b in budgets}, reverse=True)
     runs: list[list[int]] = []
     for b in values:
@@ -207,7 +340,18 @@ def _and(parts: Sequence[str], sep: str = ", ") -> str:
 
 
 def budget_words(table: pd.DataFrame) -> str:
-    """What :func:`outcomes_by_budget` found, in two sentences: who completes at which budgets, and what follows."""
+    """What :func:`outcomes_by_budget` found, in two sentences: who completes at which budgets, and what follows.
+
+    Parameters
+    ----------
+    table:
+        The table of :func:`outcomes_by_budget`.
+
+    Returns
+    -------
+    str
+        Two sentences.
+    """
     groups = {
         "both executors complete": table[table.baseline_completed & table.validity_completed].budget,
         "only the validity-aware executor completes": table[~table.baseline_completed & table.validity_completed].budget,
@@ -230,7 +374,18 @@ def budget_words(table: pd.DataFrame) -> str:
 
 
 def event_words(setup: ScenarioSetup) -> str:
-    """What happens to the facts during the run, one clause per event or expiry, in tick order."""
+    """What happens to the facts during the run, one clause per event or expiry, in tick order.
+
+    Parameters
+    ----------
+    setup:
+        The scenario.
+
+    Returns
+    -------
+    str
+        The clauses, joined.
+    """
     clauses = []
     for e in setup.events:
         kind = str(e.kind)
@@ -252,7 +407,18 @@ def event_words(setup: ScenarioSetup) -> str:
 
 
 def findings(run: ScenarioRun) -> dict[str, Any]:
-    """The glue values of a spec page's "What we found", from one run of both executors."""
+    """The glue values of a spec page's "What we found", from one run of both executors.
+
+    Parameters
+    ----------
+    run:
+        One run of both executors.
+
+    Returns
+    -------
+    dict
+        Glue key to value.
+    """
     b, v = run.baseline, run.validity_aware
     return {
         "S_steps": run.structure.total_steps,

@@ -58,7 +58,7 @@ def family_table(rows: pd.DataFrame) -> pd.DataFrame:
 
 
 def law_scale_figure(rows: pd.DataFrame) -> Figure:
-    """What was drawn (plan sizes) and the law against the executor (predicted vs observed PFW).
+    """What was drawn (plan sizes) and the law against the executor (predicted vs observed PFW), stacked.
 
     Parameters
     ----------
@@ -68,29 +68,11 @@ def law_scale_figure(rows: pd.DataFrame) -> Figure:
     Returns
     -------
     matplotlib.figure.Figure
+        The book's figure for it, :func:`cvlib.presentation.extension_figures.law_at_scale_figure`.
     """
-    import matplotlib.pyplot as plt
-    import numpy as np
+    from cvlib.presentation.extension_figures import law_at_scale_figure
 
-    from cvlib.presentation.figures import ACCENTS, PALETTE
-
-    fig, (ax_size, ax_law) = plt.subplots(1, 2, figsize=(10, 4))
-    bins = np.arange(0, rows["steps"].max() + 5, 5)
-    ax_size.hist(rows["steps"], bins=bins, color=ACCENTS["replan"])
-    ax_size.set_xlabel("plan size (steps)")
-    ax_size.set_ylabel("plans")
-    ax_size.set_title("What was drawn")
-    counts = rows.groupby(["predicted_pfw", "baseline_pfw"]).size().reset_index(name="plans")
-    ax_law.scatter(counts["predicted_pfw"], counts["baseline_pfw"], s=12 + 4 * np.sqrt(counts["plans"]),
-                   color=PALETTE["baseline"], alpha=0.8, label="baseline (area: plans)")
-    top = int(max(rows["predicted_pfw"].max(), rows["baseline_pfw"].max())) + 1
-    ax_law.plot([0, top], [0, top], color=ACCENTS["law"], linewidth=0.8, label="law: observed = predicted")
-    ax_law.set_xlabel("predicted PFW (from structure and break ticks)")
-    ax_law.set_ylabel("observed baseline PFW")
-    ax_law.set_title("Law vs executor")
-    ax_law.legend(loc="upper left")
-    fig.tight_layout()
-    return fig
+    return law_at_scale_figure(rows)
 
 
 def glue_values(rows: pd.DataFrame) -> dict[str, Any]:

@@ -63,6 +63,24 @@ def toc_files() -> list[str]:
     return files
 
 
+def toc_parts() -> dict[str, list[str]]:
+    """Each part's caption and its pages (chapters and their sections), in reading order."""
+    if not TOC.is_file():
+        return {}
+    toc = yaml.safe_load(TOC.read_text(encoding="utf-8"))
+    parts: dict[str, list[str]] = {}
+
+    def walk(entries: list[dict], into: list[str]) -> None:
+        for entry in entries or []:
+            if "file" in entry:
+                into.append(_page(entry["file"]))
+            walk(entry.get("sections", []), into)
+
+    for part in toc.get("parts", []) or []:
+        walk(part.get("chapters", []), parts.setdefault(part.get("caption", ""), []))
+    return parts
+
+
 def _page(entry: str) -> str:
     """A TOC entry without its source suffix, which it may or may not carry."""
     for suffix in SOURCE_SUFFIXES:

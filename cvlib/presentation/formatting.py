@@ -1,0 +1,415 @@
+"""How the book writes a number: one helper for prose, tables and glued values.
+
+A reader should meet the same value written the same way wherever it appears:
+``0.50`` in the prose and ``0.50`` in the table (never ``0.5`` beside
+``0.50``), ``1,000,000`` rather than ``1000000``, *yes* rather than ``True``,
+``–`` for a value that is missing. Each kind of quantity the book reports has
+one :class:`Quantity` saying how many decimals it gets and what follows it;
+:func:`fmt` applies it, :func:`glue` formats and glues in one call, so a
+notebook never formats a number by hand.
+
+Nothing here imports pandas, numpy or matplotlib at import time; numpy and
+pandas scalars are recognised by duck typing.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from cvlib.core.errors import ParameterError
+
+#: The en dash the book prints for a missing value (None or NaN).
+MISSING = "–"
+
+
+@dataclass(frozen=True)
+class Quantity:
+    """How one kind of quantity is written.
+
+    Parameters
+    ----------
+    decimals:
+        Digits after the decimal point; 0 writes an integer.
+    suffix:
+        Text after the number, e.g. ``"%"`` or ``" s"``.
+    scale:
+        Multiplier applied first (100 turns a share into a percentage).
+    signed:
+        Write a ``+`` before positive numbers (for differences).
+    significant:
+        Write this many significant digits instead of fixed decimals (for
+        timings, which span orders of magnitude); numbers with more integer
+        digits than that are written whole.
+    """
+
+    decimals: int = 0
+    suffix: str = ""
+    scale: float = 1.0
+    signed: bool = False
+    significant: int | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.decimals, int) or isinstance(self.decimals, bool) or self.decimals < 0:
+            raise ParameterError(f"Quantity decimals must be a non-negative integer; got {self.decimals!r}")
+
+
+#: Every kind of quantity the book prints, by name. Chapters refer to these names only.
+QUANTITIES: dict[str, Quantity] = {
+    "count": Quantity(0),  # steps, plans, cases, notes: integers with thousands separators
+    "share": Quantity(2),  # a fraction of 1 (SCUR, completion rate, a share of objects)
+    "percent": Quantity(1, "%"),  # a value already in percent
+    "percent_of": Quantity(1, "%", scale=100.0),  # a fraction of 1, written as a percentage
+    "percent_whole": Quantity(0, "%", scale=100.0),  # a fraction of 1, as a whole percentage
+    "mean": Quantity(2),  # an average over runs (mean steps, mean doomed steps)
+    "tenths": Quantity(1),  # a value to one decimal (notes per 100 per release, a fold change)
+    "probability": Quantity(2),  # a prior, a break-even probability, a rate of change
+    "rate": Quantity(3),  # a small per-tick or per-run rate measured by sampling
+    "coefficient": Quantity(2),  # a fitted coefficient
+    "r_squared": Quantity(3),  # a coefficient of determination
+    "correlation": Quantity(2),
+    "seconds": Quantity(significant=3),  # a timing in seconds: 0.271, 1.40, 23.0
+    "milliseconds": Quantity(significant=3),
+    "mib": Quantity(0, " MiB"),
+    "ratio": Quantity(1, "×"),  # a speed-up or another ratio of two quantities
+    "exponent": Quantity(2),  # a fitted growth exponent
+    "difference": Quantity(0, signed=True),
+}
+
+
+def quantity(kind: str | Quantity) -> Quantity:
+    """The :class:`Quantity` named ``kind`` (or ``kind`` itself).
+
+    Parameters
+    ----------
+    kind:
+        A name in :data:`QUANTITIES`, or a :class:`Quantity`.
+
+    Returns
+    -------
+    Quantity
+        How to write that kind of value.
+    """
+    if isinstance(kind, Quantity):
+        return kind
+    try:
+        return QUANTITIES[kind]
+    except (KeyError, TypeError):
+        raise ParameterError(f"unknown quantity {kind!r}; expected one of {', '.join(QUANTITIES)}") from None
+
+
+def is_missing(value: Any) -> bool:
+    """Whether ``value`` is missing: None, NaN or pandas' missing marker.
+
+    Parameters
+    ----------
+    value:
+        Any value.
+
+    Returns
+    -------
+    bool
+        True if the book writes it as ``–``.
+    """
+    if value is None:
+        return True
+    if isinstance(value, float) or type(value).__name__ in {"float32", "float64", "NAType", "NaTType"}:
+        try:
+            return bool(value != value)  # NaN is the only value unequal to itself
+        except TypeError:  # pandas.NA refuses a truth value
+            return True
+    return False
+
+
+def words(value: Any, yes: str = "yes", no: str = "no") -> str:
+    """A truth value as a word (``True`` is never printed).
+
+    Parameters
+    ----------
+    value:
+        A bool (or numpy bool).
+    yes, no:
+        The words for true and false.
+
+    Returns
+    -------
+    str
+        ``yes`` or ``no`` (or the words given), ``–`` if missing.
+    """
+    if is_missing(value):
+        return MISSING
+    if not _is_bool(value):
+        raise ParameterError(f"words() needs a truth value; got {value!r}")
+    return yes if bool(value) else no
+
+
+def fmt(value: Any, kind: str | Quantity = "count", *, decimals: int | None = None) -> str:
+    """One value, written as the book writes that kind of quantity.
+
+    Parameters
+    ----------
+    value:
+        A number, a truth value (written as *yes*/*no*), a string (returned as
+        is), None or NaN (written ``–``), or a list or tuple of these (joined
+        with commas).
+    kind:
+        A name in :data:`QUANTITIES` (default ``"count"``) or a :class:`Quantity`.
+    decimals:
+        Override the quantity's number of decimals.
+
+    Returns
+    -------
+    str
+        The text a reader sees, e.g. ``fmt(1000000)`` is ``"1,000,000"`` and
+        ``fmt(0.5, "share")`` is ``"0.50"``.
+    """
+    if isinstance(value, (list, tuple)):
+        return ", ".join(fmt(v, kind, decimals=decimals) for v in value)
+    if is_missing(value):
+        return MISSING
+    if _is_bool(value):
+        return words(value)
+    if isinstance(value, str):
+        return value
+    if not isinstance(value, numbers.Real):
+        if hasattr(value, "item"):  # a numpy scalar
+            return fmt(value.item(), kind, decimals=decimals)
+        raise ParameterError(f"cannot format {value!r} as a number")
+    q = quantity(kind)
+    places = q.decimals if decimals is None else decimals
+    x = float(value) * q.scale
+    if math.isinf(x):
+        return ("−" if x < 0 else "") + "∞"
+    if q.significant is not None and decimals is None and x != 0 and abs(x) < 10**q.significant:
+        text = f"{x:#.{q.significant}g}".rstrip(".")
+    else:
+        text = f"{x:,.{places}f}"
+    if text.lstrip("-").strip("0.,") == "":  # -0.00 and 0.00 are both zero
+        text = text.lstrip("-")
+    if text.startswith("-"):
+        text = "−" + text[1:]  # a true minus sign
+    elif q.signed and x > 0:
+        text = "+" + text
+    return text + q.suffix
+
+
+def plain_words(text: Any) -> str:
+    """A text from a library table with Python's ``True``/``False`` written as *yes*/*no*.
+
+    Some results are strings built from several values (``"True / True"`` for
+    two executors' completions); a reader should see ``yes / yes``.
+
+    Parameters
+    ----------
+    text:
+        A value already written as text (anything else goes through :func:`fmt`).
+
+    Returns
+    -------
+    str
+        The text with each whole word ``True`` or ``False`` replaced.
+    """
+    import re
+
+    if not isinstance(text, str):
+        return fmt(text)
+    return re.sub(r"\b(True|False)\b", lambda m: "yes" if m.group(1) == "True" else "no", text)
+
+
+def listing(values: Iterable[Any], kind: str | Quantity = "count", *, last: str = ", ", empty: str = "none") -> str:
+    """Several values in a row, e.g. ``"1, 2, 3"`` or (with ``last=" and "``) ``"1, 2 and 3"``.
+
+    Parameters
+    ----------
+    values:
+        The values, in order.
+    kind:
+        How each is written (see :func:`fmt`).
+    last:
+        The separator before the last value.
+    empty:
+        The text for no values at all.
+
+    Returns
+    -------
+    str
+        The values written and joined.
+    """
+    texts = [fmt(v, kind) for v in values]
+    if not texts:
+        return empty
+    if len(texts) == 1:
+        return texts[0]
+    return ", ".join(texts[:-1]) + last + texts[-1]
+
+
+def span(values: Iterable[Any], kind: str | Quantity = "count") -> str:
+    """The range of some values, ``"3–8"`` (one value: just it).
+
+    Parameters
+    ----------
+    values:
+        The values (at least one).
+    kind:
+        How the ends are written.
+
+    Returns
+    -------
+    str
+        ``low–high`` with an en dash.
+    """
+    items = [v for v in values if not is_missing(v)]
+    if not items:
+        return MISSING
+    lo, hi = fmt(min(items), kind), fmt(max(items), kind)
+    return lo if lo == hi else f"{lo}–{hi}"
+
+
+def glue(key: str, value: Any, kind: str | Quantity = "count", *, decimals: int | None = None) -> None:
+    """Format ``value`` with :func:`fmt` and glue the text under ``key`` for the page's prose.
+
+    The chapter's markdown then writes ``{glue:text}`KEY``` and the reader sees
+    exactly the text a table shows for the same value. Outside a notebook
+    kernel (in tests) nothing is glued and only the text is returned.
+
+    Parameters
+    ----------
+    key:
+        The glue key.
+    value:
+        The value (see :func:`fmt`).
+    kind:
+        How to write it.
+    decimals:
+        Override the quantity's number of decimals.
+
+    Returns
+    -------
+    None
+        Nothing, so a notebook cell that ends with a glue shows no output
+        (:func:`fmt` gives the text).
+    """
+    _glue_text(key, fmt(value, kind, decimals=decimals))
+
+
+def glue_text(key: str, text: str) -> None:
+    """Glue a sentence or phrase already written (a verdict, a list of words).
+
+    Parameters
+    ----------
+    key:
+        The glue key.
+    text:
+        The text.
+
+    Returns
+    -------
+    None
+        Nothing, so a cell ending with it shows no output.
+    """
+    if not isinstance(text, str):
+        raise ParameterError(f"glue_text({key!r}, ...) needs a string; got {text!r} (use glue() for numbers)")
+    _glue_text(key, text)
+
+
+def glue_all(values: Mapping[str, tuple[Any, str | Quantity] | Any]) -> None:
+    """Glue several values: ``{"key": (value, kind)}`` or ``{"key": value}`` (a count).
+
+    Parameters
+    ----------
+    values:
+        Keys to values, each with its kind of quantity.
+
+    Returns
+    -------
+    None
+        Nothing (see :func:`written` for the texts).
+    """
+    for key, text in written(values).items():
+        _glue_text(key, text)
+
+
+def written(values: Mapping[str, tuple[Any, str | Quantity] | Any]) -> dict[str, str]:
+    """The texts :func:`glue_all` would glue, without glueing them.
+
+    Parameters
+    ----------
+    values:
+        Keys to values, each with its kind of quantity (``{"key": (value, kind)}``
+        or ``{"key": value}`` for a count).
+
+    Returns
+    -------
+    dict
+        Each key's text.
+    """
+    out = {}
+    for key, item in values.items():
+        pair = isinstance(item, tuple) and len(item) == 2 and isinstance(item[1], (str, Quantity))
+        value, kind = item if pair else (item, "count")
+        out[key] = fmt(value, kind)
+    return out
+
+
+def glue_figure(key: str, figure: Any) -> None:
+    """Glue a figure so another page can show the same drawing (the introduction does).
+
+    Parameters
+    ----------
+    key:
+        The glue key.
+    figure:
+        A matplotlib figure.
+
+    Returns
+    -------
+    None
+        Nothing: the cell that made the figure shows it once, when it ends.
+    """
+    if _in_kernel():
+        from myst_nb import glue as myst_glue
+
+        myst_glue(key, figure, display=False)
+
+
+def _glue_text(key: str, text: str) -> None:
+    if not _in_kernel():
+        return
+    from myst_nb import glue as myst_glue
+
+    myst_glue(key, text, display=False)
+
+
+def _in_kernel() -> bool:
+    try:
+        from IPython import get_ipython
+    except ImportError:  # pragma: no cover - IPython ships with the book's tools
+        return False
+    shell = get_ipython()
+    return shell is not None and getattr(shell, "kernel", None) is not None
+
+
+def _is_bool(value: Any) -> bool:
+    return isinstance(value, bool) or type(value).__name__ in {"bool_", "bool"}
+
+
+__all__ = [
+    "MISSING",
+    "QUANTITIES",
+    "Quantity",
+    "fmt",
+    "glue",
+    "glue_all",
+    "glue_figure",
+    "glue_text",
+    "is_missing",
+    "listing",
+    "plain_words",
+    "quantity",
+    "span",
+    "words",
+    "written",
+]
