@@ -14,6 +14,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from cvlib.core.errors import ParameterError
+from cvlib.notes.history import STATUS_COLOURS, STATUS_ORDER
 from cvlib.presentation.style import PALETTE, SERIES, legend_below, new_figure
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -105,7 +106,6 @@ def step_status_figure(steps: pd.DataFrame, versions: Mapping[str, Sequence[str]
     """
     from matplotlib.patches import Patch
 
-    from cvlib.notes.history import STATUS_COLOURS, STATUS_ORDER
 
     if not projects:
         raise ParameterError("step_status_figure needs at least one project")

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from cvlib.core.errors import ParameterError
 from cvlib.core.paths import data_path
+from cvlib.presentation.figures import ACCENTS, PALETTE
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -296,7 +297,6 @@ def breakdown_figure(record: Mapping[str, Any], which: str = "grid") -> Figure:
     """
     import matplotlib.pyplot as plt
 
-    from cvlib.presentation.figures import ACCENTS, PALETTE
 
     b = _breakdown(record, which)
     phases = [p for p in b["phases"] if p["part_of"] is None]
@@ -330,7 +330,6 @@ def scaling_figure(record: Mapping[str, Any]) -> Figure:
     """
     import matplotlib.pyplot as plt
 
-    from cvlib.presentation.figures import ACCENTS, PALETTE
 
     fig, ax = plt.subplots(figsize=(6.5, 4.2))
     for case, marker in (("chain", "o"), ("isolated_branches", "s")):

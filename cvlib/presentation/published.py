@@ -25,11 +25,11 @@ from typing import TYPE_CHECKING, Any
 
 from cvlib.core.errors import ParameterError
 from cvlib.presentation.formatting import fmt
+from cvlib.presentation.tables import Table
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
-    from cvlib.presentation.tables import Table
 
 #: What the article ran for each experiment (``"params"``), what it reported (``"values"``, decimals as
 #: printed) and where it printed them (``"source"``).
@@ -372,7 +372,6 @@ class Comparison:
         Table
             Columns: quantity, the article, this book, agrees, compared.
         """
-        from cvlib.presentation.tables import Table
 
         header = ("Quantity", "Article", "This book", "Agrees", "Compared")
         rows = tuple((r.quantity, r.published, r.ours, r.agrees, r.compared) for r in self.rows)

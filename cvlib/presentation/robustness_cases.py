@@ -20,7 +20,7 @@ import json
 import os
 import random
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 __all__ = ["AREAS", "CASES", "FIXTURES", "Case"]

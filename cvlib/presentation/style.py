@@ -23,6 +23,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
+from cvlib.core.errors import ParameterError
+
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.figure import Figure
 
@@ -132,7 +134,6 @@ def new_figure(
     """
     import matplotlib.pyplot as plt
 
-    from cvlib.core.errors import ParameterError
 
     if width > COLUMN_WIDTH_IN + 1e-9:
         raise ParameterError(f"a figure may be at most {COLUMN_WIDTH_IN} in wide (the text column); got {width}")

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from cvlib.core.errors import ParameterError
 from cvlib.core.paths import data_path
+from cvlib.presentation.extension_figures import law_at_scale_figure
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -70,7 +71,6 @@ def law_scale_figure(rows: pd.DataFrame) -> Figure:
     matplotlib.figure.Figure
         The book's figure for it, :func:`cvlib.presentation.extension_figures.law_at_scale_figure`.
     """
-    from cvlib.presentation.extension_figures import law_at_scale_figure
 
     return law_at_scale_figure(rows)
 

@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from cvlib.core.errors import ParameterError
 from cvlib.presentation.formatting import MISSING, Quantity, fmt, is_missing
+from cvlib.presentation.style import LABELS
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -319,7 +320,6 @@ def run_table(
     """
     import pandas as pd
 
-    from cvlib.presentation.style import LABELS
 
     unknown = [c for c in columns if c not in RUN_COLUMNS]
     if unknown:
