@@ -23,7 +23,6 @@ from cvlib.core.facts import Fact
 from cvlib.scenarios import generators, named
 from cvlib.scenarios.setup import ScenarioSetup
 
-
 #: Phase name -> what it covers, in the order a run goes through them.
 GRID_PHASES = {
     "checks": "each configuration's parameters checked",

@@ -35,7 +35,7 @@ def describe() -> dict:
 
     memory = _memory_bytes()
     return {
-        "measured_at": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "measured_at": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC"),
         "cores": os.cpu_count(),
         "memory_gib": round(memory / 2**30, 1) if memory else None,
         "cpu": _cpu_model(),

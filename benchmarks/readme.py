@@ -1,7 +1,7 @@
 """Rewrite the README's performance table from ``data/benchmarks/latest.json``: ``python -m benchmarks.readme``.
 
 ``scripts/bench.sh`` runs it after the suite, so the README always shows the
-latest record (``tests/test_benchmark_report.py`` checks that it does).
+latest record (``tests/presentation/test_benchmark_report.py`` checks that it does).
 """
 
 from __future__ import annotations

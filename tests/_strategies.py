@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
+from cvlib.core.events import Event, EventKind
 from cvlib.core.facts import Fact
 from cvlib.core.graph import PlanGraph, Step, StepKind
-from cvlib.core.events import Event, EventKind
 
 FACT_IDS = ("F1", "F2", "F3")
 

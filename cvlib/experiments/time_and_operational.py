@@ -10,12 +10,14 @@ and timestamp-only against dependency-aware checking under outages.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from cvlib.core.events import ResourceEvent, SilentChange
-from cvlib.core.executors import run_baseline, run_validity_aware
+from cvlib.core.executors import ExecutorResult, run_baseline, run_validity_aware
 from cvlib.core.facts import Fact
 from cvlib.core.rules import ExecutionRules
 from cvlib.core.validation import require_int, require_probability

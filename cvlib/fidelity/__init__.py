@@ -16,6 +16,8 @@ that use them, so importing this package is light.
 
 from __future__ import annotations
 
+from . import figures, numbers
+from .cascade import cascade
 from .checker import CheckResult, check, contradictions, segments, survival_by_dimension
 from .costs import TokenLedger, first_divergence_tokens, generation_cost, lineage, set_generation_cost
 from .experiments import (
@@ -36,7 +38,6 @@ from .experiments import (
     sweep_b,
 )
 from .extractive import render_compact
-from . import figures, numbers
 from .findings import findings_a, findings_b, outcomes_that_count
 from .knapsack import mckp
 from .legality import (
@@ -71,9 +72,18 @@ from .records import (
     Status,
     Trajectory,
 )
-from .cascade import cascade
 from .render import LADDER, LINEAGE, REPRESENTATIONS, Representation, count_tokens, render, render_all
-from .runner import FAILURE_CLASSES, FormStore, ProbeResult, ScheduleRun, TurnRecord, reproducible, run_schedule, snapshot, stored_forms
+from .runner import (
+    FAILURE_CLASSES,
+    FormStore,
+    ProbeResult,
+    ScheduleRun,
+    TurnRecord,
+    reproducible,
+    run_schedule,
+    snapshot,
+    stored_forms,
+)
 from .schedules import (
     MAGIC_BOUNDARIES,
     POLICIES,

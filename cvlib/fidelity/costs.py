@@ -41,6 +41,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from cvlib.core.errors import ParameterError
+
 from .render import Representation
 
 

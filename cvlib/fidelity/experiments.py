@@ -22,6 +22,8 @@ from typing import TYPE_CHECKING
 
 from cvlib.core.errors import ParameterError
 from cvlib.core.validation import require_int
+
+from .cascade import cascade
 from .checker import check, contradictions, survival_by_dimension
 from .costs import generation_cost, set_generation_cost
 from .extractive import render_compact
@@ -29,7 +31,6 @@ from .knapsack import mckp
 from .legality import OperatingPoint, dominated_by, operating_dominates, preservation_dominates
 from .params import default
 from .records import Check, ContentObject, Floor, Trajectory
-from .cascade import cascade
 from .render import Representation, render_all
 from .runner import FAILURE_CLASSES, reproducible, run_schedule, stored_forms
 from .schedules import POLICIES, POLICY_PARAMETERS, make_policy
@@ -210,7 +211,7 @@ def cascade_dominance(traj: Trajectory) -> pd.DataFrame:
         need = req[o.object_id][0] | req[o.object_id][1]
         vec = {n: check(forms[n], o).vector for n in ("record", "record_cascaded")}
 
-        def point(n: str, cost) -> OperatingPoint:
+        def point(n: str, cost, vec=vec, forms=forms) -> OperatingPoint:
             return OperatingPoint.make(n, vec[n], {"resident_tokens": forms[n].tokens, "generation_tokens": cost(forms[n], forms)})
 
         rows.append(

@@ -23,6 +23,7 @@ from __future__ import annotations
 from functools import lru_cache
 
 from cvlib.core.errors import ParameterError
+
 from .checker import check, element_level, segments
 from .knapsack import mckp
 from .records import ContentObject, Floor

@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from cvlib.core.errors import ParameterError
+
 from .tables import CONDITION_LABELS, FORM_LABELS, POLICY_LABELS
 
 if TYPE_CHECKING:  # pragma: no cover

@@ -20,6 +20,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from cvlib.core.errors import ParameterError
+
 from .records import Check, Obligation
 
 

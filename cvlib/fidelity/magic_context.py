@@ -61,6 +61,7 @@ import math
 from collections.abc import Sequence
 
 from cvlib.core.errors import ParameterError
+
 from .params import default
 
 #: Half-life in compartments at importance 50 and pressure 1 (Magic Context's H50).

@@ -46,6 +46,7 @@ import re
 from dataclasses import dataclass
 
 from cvlib.core.errors import ParameterError
+
 from .records import Check, ContentObject, Dimension, Floor, Force
 
 #: Representation names, richest nominal detail first (used as a stable tie-break order).

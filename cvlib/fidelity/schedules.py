@@ -28,6 +28,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from cvlib.core.errors import ParameterError
+
 from . import magic_context as mc
 from .knapsack import mckp
 from .params import default

@@ -15,6 +15,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from cvlib.core.errors import ParameterError
+
 from .experiments import cascade_dominance, sweep_a, sweep_b
 from .findings import findings_a, findings_b
 from .params import choice, show_value

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from cvlib.core.errors import ParameterError
+
 from .params import default
 
 if TYPE_CHECKING:  # pragma: no cover

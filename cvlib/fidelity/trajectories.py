@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 from cvlib.core.errors import ParameterError
 from cvlib.core.validation import require_int
+
 from .params import default
 from .records import (
     Constraint,

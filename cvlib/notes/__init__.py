@@ -10,7 +10,6 @@ its file (Python through :mod:`ast`, Rust through tree-sitter).
 from __future__ import annotations
 
 from .anchors import Unreadable, read_snapshot, symbols
-from .symbols import MIN_IDENTIFIABLE_NODES, Symbol
 from .errors import (
     LanguageUnavailable,
     MissingFingerprintError,
@@ -21,6 +20,7 @@ from .errors import (
 )
 from .gate import Anchor, Location, Note, Status, SymbolIndex, SymbolRef, Tier, agent_visible, anchor, classify, locate
 from .notesfile import anchor_notes_file, parse_notes, read_notes
+from .symbols import MIN_IDENTIFIABLE_NODES, Symbol
 
 __all__ = [
     "MIN_IDENTIFIABLE_NODES",

@@ -21,9 +21,10 @@ from pathlib import Path
 import pandas as pd
 
 from cvlib.core.errors import ParameterError
-from .symbols import Symbol
+
 from .errors import NotesError
 from .gate import Anchor, Status, SymbolIndex, classify, twins_of
+from .symbols import Symbol
 
 #: Columns every release-history table must have.
 HISTORY_COLUMNS: tuple[str, ...] = (

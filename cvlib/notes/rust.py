@@ -44,8 +44,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from .symbols import Symbol, sha256
 from .errors import LanguageUnavailable, NotesError, UnparsableSource
+from .symbols import Symbol, sha256
 
 _COMMENTS = {"line_comment", "block_comment"}
 _TYPE_ITEMS = {"struct_item", "enum_item", "union_item", "trait_item", "type_item"}

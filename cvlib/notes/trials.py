@@ -34,6 +34,7 @@ from statistics import NormalDist
 import pandas as pd
 
 from cvlib.core.errors import ParameterError
+
 from .errors import NotesError
 
 

@@ -8,7 +8,7 @@ an :class:`Outcome`: its exit status or the exception it raised, the one line
 it printed, whether a traceback or a partial file was left, and, for a
 damaged checkpoint, whether the result equals an undamaged run.
 
-The tests (``tests/test_hostile_inputs.py``) check every outcome against its
+The tests (``tests/experiments/test_hostile_inputs.py``) check every outcome against its
 case; the book's robustness page shows the same outcomes as a table,
 written by::
 
@@ -286,7 +286,7 @@ def robustness_table(outcomes: dict[str, Outcome], cases: Sequence[Case] = CASES
     """
     lines = [
         "<!-- Written by `python -m cvlib.presentation.robustness --write book/robustness_table.md`;",
-        "     tests/test_hostile_inputs.py fails when it differs from what the cases do now. -->",
+        "     tests/experiments/test_hostile_inputs.py fails when it differs from what the cases do now. -->",
         "",
         "| Area | Inputs tried | Behaved as required | Tracebacks | Hangs | Partial files left |",
         "| :-- | --: | --: | --: | --: | --: |",

@@ -6,7 +6,7 @@ parameter, a damaged checkpoint. It says how to run it and what must happen:
 the exit status (or the exception, or "same as undamaged" for a checkpoint
 whose damage did not reach the result) and fragments the one-line message must contain.
 :mod:`cvlib.presentation.robustness` runs them, each in its own process
-under a time and memory limit; ``tests/test_hostile_inputs.py`` asserts the
+under a time and memory limit; ``tests/experiments/test_hostile_inputs.py`` asserts the
 expectations, and the book's robustness page shows what actually happened,
 from the same runs.
 

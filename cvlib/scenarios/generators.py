@@ -10,7 +10,7 @@ in a few C-level passes and holds no per-step objects: ids as
 kinds as one byte a step, requirements as a sparse column, predecessors in
 CSR arrays, and what they know by construction (the execution order, the
 closures, where runs of one closure start, the links, the longest path);
-``tests/test_performance_shape.py`` checks each against the general
+``tests/core/test_performance_shape.py`` checks each against the general
 algorithm.
 """
 
@@ -209,7 +209,7 @@ def _sample_positions(getrandbits: Callable[[int], int], n: int, k: int) -> list
     The wiring of :func:`branching` is defined by :meth:`random.Random.sample`;
     this is CPython's algorithm for it (3.11 and later) written for a range, so
     the same seed gives the same plan. :func:`branching` runs the same
-    algorithm inline, a layer at a time; ``tests/test_performance_shape.py``
+    algorithm inline, a layer at a time; ``tests/core/test_performance_shape.py``
     checks both against :meth:`random.Random.sample` over many seeds and sizes.
     """
     result = [0] * k

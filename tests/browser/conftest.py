@@ -19,7 +19,6 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
-
 from book_site import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS, HTML, ROOT, missing
 
 

@@ -20,7 +20,6 @@ from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
 import pytest
-
 from book_site import missing, source_of, toc_files
 
 pytestmark = pytest.mark.browser

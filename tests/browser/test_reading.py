@@ -24,7 +24,6 @@ import re
 from pathlib import Path
 
 import pytest
-
 from book_site import ROOT, missing, source_of, toc_files, toc_parts
 
 pytestmark = pytest.mark.browser
