@@ -14,8 +14,14 @@ contracts in ``.importlinter`` are checked by the tests):
 
 with :mod:`cvlib.notes` and :mod:`cvlib.fidelity` as independent side packages.
 
-Every name below is loaded on first use (PEP 562), so ``import cvlib`` costs
-almost nothing and running a scenario never loads numpy, pandas or matplotlib.
+``__all__`` lists what a user needs: running a scenario or a spec file, the
+article's sweeps and sweeps at scale, the law, the values a run is made of, and
+the errors worth catching; the subpackages are reachable as ``cvlib.core``,
+``cvlib.scenarios``, ``cvlib.experiments``, ``cvlib.presentation``,
+``cvlib.notes`` and ``cvlib.fidelity``, and the modules the notebooks use by
+their short names (``cv.tables``, ``cv.figures``, ...). Every name is loaded
+on first use (PEP 562), so ``import cvlib`` costs almost nothing and running a
+scenario never loads numpy, pandas or matplotlib.
 """
 
 from __future__ import annotations
@@ -138,12 +144,76 @@ _MODULES: dict[str, str] = {
     "style": "cvlib.presentation.style",
     "sweep_report": "cvlib.presentation.sweep_report",
     "tables": "cvlib.presentation.tables",
-    # side packages
+    # the subpackages
+    "core": "cvlib.core",
+    "scenarios": "cvlib.scenarios",
+    "experiments": "cvlib.experiments",
+    "presentation": "cvlib.presentation",
     "fidelity": "cvlib.fidelity",
     "notes": "cvlib.notes",
 }
 
-__all__ = sorted(_EXPORTS)
+#: What a user needs, by task. Every other name above, the modules and the subpackages stay
+#: reachable as attributes but are left out, so ``from cvlib import *`` stays as light as ``import cvlib``.
+__all__ = [
+    # run a named scenario or a spec file
+    "run_scenario",
+    "setup_scenario",
+    "scenario_names",
+    "get_scenario",
+    "SCENARIOS",
+    "ScenarioDefinition",
+    "ScenarioSetup",
+    "ScenarioRun",
+    "load_spec",
+    "run_spec",
+    # the article's experiments and sweeps at scale
+    "topology_grid",
+    "depth_sweep",
+    "budget_sweep",
+    "isolation_sweep",
+    "separation_window",
+    "sweep",
+    "Grid",
+    "RandomFamily",
+    # the law
+    "predicted_pfw",
+    "predicted_pfw_single",
+    "break_ticks",
+    "check_law",
+    "LAW_CASES",
+    # building plans and worlds by hand
+    "chain",
+    "branching",
+    "multi_branch",
+    "generate",
+    "size_limits",
+    "Fact",
+    "ValidityState",
+    "PlanGraph",
+    "Step",
+    "StepKind",
+    "Event",
+    "EventKind",
+    "SilentChange",
+    "ResourceEvent",
+    "ExecutionRules",
+    "VerificationModel",
+    "World",
+    "run_executor",
+    "run_baseline",
+    "run_validity_aware",
+    "ExecutorResult",
+    "BASELINE",
+    "VALIDITY_AWARE",
+    # the errors worth catching
+    "CvlibError",
+    "ParameterError",
+    "SizeLimitError",
+    "SpecError",
+    "SweepError",
+    "CycleError",
+]
 
 
 def __getattr__(name: str) -> Any:
