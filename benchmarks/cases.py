@@ -21,6 +21,9 @@ import cvlib as cv
 
 from . import reference as ref
 
+#: The seed of the timed random family.
+FAMILY_SEED = 2026
+
 Job = Callable[[], Any]
 #: A case's jobs and what they return, made comparable: (fast, reference, steps, comparable).
 Jobs = tuple[Job, Job, int, Callable[[Any], Any]]
@@ -66,10 +69,10 @@ def grid(_: int) -> Jobs:
 
 def random_family(count: int) -> Jobs:
     """``count`` plans of the seeded mixed random family, both executors and the law on each, in one process."""
-    steps = sum(len(s.plan) for s in cv.random_plans.random_setups(2026, count))
+    steps = sum(len(s.plan) for s in cv.random_plans.random_setups(FAMILY_SEED, count))
     return (
-        lambda: ref.family_rows(2026, count, reference=False),
-        lambda: ref.family_rows(2026, count, reference=True),
+        lambda: ref.family_rows(FAMILY_SEED, count, reference=False),
+        lambda: ref.family_rows(FAMILY_SEED, count, reference=True),
         steps,
         _same,
     )
@@ -83,26 +86,38 @@ CASES: dict[str, tuple[Callable[[int], Jobs], tuple[int, ...], str]] = {
     "random_family": (random_family, (2_000,), "plans"),
 }
 
-#: The original implementation's figures, as quoted (never re-run here): (case, size) -> seconds.
+#: The original implementation's figures, as quoted when it is not re-run (``--original`` re-runs it):
+#: (case, size) -> CPU seconds.
 QUOTED: dict[tuple[str, int], float] = {
-    ("chain", 100_000): 1.4,
-    ("chain", 300_000): 4.7,
-    ("isolated_branches", 3_000): 2.0,
-    ("isolated_branches", 10_000): 23.0,
-    ("grid", 96): 0.032,
-    ("cold_start", 0): 0.05,
+    ("chain", 1_000_000): 25.8,
+    ("isolated_branches", 10_000): 38.9,
+    ("grid", 96): 0.0435,
+    ("cold_start", 0): 0.0453,
 }
+#: The original's peak memory on the million-step chain, as quoted (MiB).
+QUOTED_PEAK_MIB = 1058.0
 QUOTED_SOURCE = (
-    "the original implementation (context-validity-benchmark), as quoted by cvbook's issues, not re-run here: "
-    "chain and isolated branches and the 32 ms grid from issue 5 (measured before 2026-11-30 on a 2-core machine "
-    "of this class); the start-up of the original's scripts, 0.05 s, from issue 17 (2026-11-30, this 2-core machine)"
+    "the original implementation (Emmimal/context-validity-benchmark), as quoted by cvbook's issue 22, not re-run "
+    "here: CPU-time medians, interleaved, a fresh process per run, on 2026-12-01 on this 2-core machine at load "
+    "3.5-4.5; run bash scripts/bench.sh --original DIR with a checkout of it to measure it in the same run"
 )
 
-#: Targets (issue 17), each on CPU time: (case, size) -> seconds.
+#: Targets (issues 17 and 22), each on CPU time: (case, size) -> seconds.
 TARGETS: dict[tuple[str, int], float] = {
-    ("grid", 96): 0.010,
+    ("grid", 96): 0.0045,
     ("cold_start", 0): 0.15,
     ("cli_cold_start", 0): 0.15,
+}
+#: Ratio targets (issue 22): the grid at least 10x the original, cold start at most the original's and at most
+#: twice the bare interpreter's, the random family at least 10x the reference loop per plan, and the parallel
+#: backends' speed-ups over the serial one on 2 workers at low load.
+RATIO_TARGETS: dict[str, float] = {
+    "grid_vs_original": 10.0,
+    "cold_start_vs_original": 1.0,
+    "cold_start_vs_interpreter": 2.0,
+    "random_family_vs_reference": 10.0,
+    "processes_vs_serial": 1.8,
+    "dask_vs_serial": 1.6,
 }
 #: Peak memory target for a million-step scenario, in MiB (the whole process).
 PEAK_TARGET_MIB = 100.0

@@ -6,6 +6,7 @@ import datetime
 import os
 import platform
 import sys
+import time
 
 
 def _memory_bytes() -> int | None:
@@ -54,3 +55,32 @@ def load() -> list[float]:
         return [round(x, 2) for x in os.getloadavg()]
     except OSError:
         return []
+
+
+def _busy_jiffies() -> tuple[int, int] | None:
+    """(busy, total) CPU jiffies of the whole machine since boot, from ``/proc/stat``; None elsewhere."""
+    try:
+        with open("/proc/stat") as f:
+            fields = [int(x) for x in f.readline().split()[1:]]
+    except (OSError, ValueError):
+        return None
+    idle = fields[3] + (fields[4] if len(fields) > 4 else 0)  # idle + iowait
+    return sum(fields) - idle, sum(fields)
+
+
+def others_busy(seconds: float = 1.0) -> float | None:
+    """How many cores other processes kept busy over ``seconds`` while this one slept (None if unknown).
+
+    The load average lags by a minute and counts the suite's own work; this
+    probe sleeps and reads the machine's busy time from ``/proc/stat``, so
+    what it sees is everyone else.
+    """
+    first = _busy_jiffies()
+    if first is None:
+        return None
+    time.sleep(seconds)
+    second = _busy_jiffies()
+    if second is None or second[1] == first[1]:
+        return None
+    cores = os.cpu_count() or 1
+    return round(cores * (second[0] - first[0]) / (second[1] - first[1]), 2)

@@ -1,7 +1,7 @@
 """Rewrite the README's performance table from ``data/benchmarks/latest.json``: ``python -m benchmarks.readme``.
 
 ``scripts/bench.sh`` runs it after the suite, so the README always shows the
-latest record (``tests/presentation/test_benchmark_report.py`` checks that it does).
+latest record (``tests/repository/test_benchmark_report.py`` checks that it does).
 """
 
 from __future__ import annotations
@@ -10,7 +10,9 @@ import os
 import sys
 from pathlib import Path
 
-from cvlib.presentation.performance import load_record, with_readme_table
+from cvlib.presentation.performance import load_record
+
+from .report import with_readme_table
 
 README = Path("README.md")
 

@@ -32,14 +32,18 @@ import os
 import statistics
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
-from .cases import CASES, PEAK_TARGET_MIB, QUOTED, QUOTED_SOURCE, TARGETS
+from .cases import CASES, FAMILY_SEED, PEAK_TARGET_MIB, QUOTED, QUOTED_PEAK_MIB, QUOTED_SOURCE, TARGETS
 from .machine import describe, load
+from .report import format_table, mark_busy
 
 OUT = Path("data/benchmarks/latest.json")
 MILLION = 1_000_000
+#: A job longer than this (CPU seconds) is timed in three rounds only.
+LONG_S = 5.0
 
 METHOD = (
     "CPU time (time.process_time) medians of interleaved repeats, each case in a fresh process; the library's job "
@@ -50,20 +54,54 @@ METHOD = (
 )
 
 
+#: What the record says of the original when it was run (the folder is the reader's, so it is not recorded).
+ORIGINAL_SOURCE = (
+    "the original implementation (Emmimal/context-validity-benchmark), run in the same run from a checkout given "
+    "with --original, its results checked equal to cvlib's before timing"
+)
+
+
 # -- children ------------------------------------------------------------------------------------
 
 
-def measure_pair(case: str, size: int, repeats: int) -> dict[str, Any]:
-    """In this process: one case at one size, the library's job against the reference job, interleaved."""
+def measure_pair(case: str, size: int, repeats: int, original: str | None = None) -> dict[str, Any]:
+    """In this process: one case at one size, the library's job against the reference job, interleaved.
+
+    With ``original`` (a checkout of the original implementation), the
+    original's job joins the interleaving where :func:`benchmarks.original.runs`
+    says it can, its results checked equal to cvlib's first; a job of more than
+    ``LONG_S`` seconds is timed in the first three rounds only.
+    """
+    from . import original as orig
     from .timing import interleaved
 
+    before = load()
     make, _, unit = CASES[case]
     fast, reference, steps, comparable = make(size)
     # The warm-up runs, and the check that both compute the same thing (outside the timings).
-    if comparable(fast()) != comparable(reference()):
+    got = fast()
+    if comparable(got) != comparable(reference()):
         raise SystemExit(f"{case} at {size} {unit}: the library and the reference executors disagree")
-    timed = interleaved({"fast": fast, "reference": reference}, repeats)
-    return {
+    jobs = {"fast": fast, "reference": reference}
+    limits: dict[str, int] = {}
+    if case == "random_family":
+        from . import floor
+
+        plan_steps = plan_sizes(size)
+        floor_rows = floor.family(FAMILY_SEED, plan_steps)
+        if not floor.law_holds(floor_rows):
+            raise SystemExit("the floor's own plans break the law: its loops are wrong")
+        jobs["floor"] = lambda: floor.family(FAMILY_SEED, plan_steps)
+    if original is not None and orig.runs(case, size):
+        job, original_comparable = orig.job(orig.load(original), case, size)
+        start = time.process_time()
+        if original_comparable(job()) != orig.comparable_fast(case, got):
+            raise SystemExit(f"{case} at {size} {unit}: cvlib and the original disagree")
+        if time.process_time() - start > LONG_S:
+            limits["original"] = 3
+        jobs["original"] = job
+    timed = interleaved(jobs, repeats, limits)
+    row: dict[str, Any] = {
         "case": case,
         "size": size,
         "unit": unit,
@@ -72,8 +110,25 @@ def measure_pair(case: str, size: int, repeats: int) -> dict[str, Any]:
         "reference": timed["reference"],
         "ratio": timed["reference"]["cpu_median_s"] / timed["fast"]["cpu_median_s"],
         "results_equal": True,
-        "load_average": load(),
     }
+    if "floor" in timed:
+        row["floor"] = timed["floor"]
+        row["per_plan_us"] = {name: 1e6 * timed[name]["cpu_median_s"] / size for name in ("fast", "reference", "floor")}
+        row["fast_vs_floor"] = timed["fast"]["cpu_median_s"] / timed["floor"]["cpu_median_s"]
+    if "original" in timed:
+        row["original"] = timed["original"]
+        row["original_results_equal"] = True
+        row["original_vs_fast"] = timed["original"]["cpu_median_s"] / timed["fast"]["cpu_median_s"]
+        row["original_vs_reference"] = timed["original"]["cpu_median_s"] / timed["reference"]["cpu_median_s"]
+    row["load_before"], row["load_after"] = before, load()
+    return row
+
+
+def plan_sizes(count: int) -> list[int]:
+    """The number of steps of each plan of the timed random family (the floor's plans get the same)."""
+    import cvlib as cv
+
+    return [len(s.plan) for s in cv.random_plans.random_setups(FAMILY_SEED, count)]
 
 
 def _python(*args: str) -> dict[str, Any]:
@@ -86,17 +141,19 @@ def _python(*args: str) -> dict[str, Any]:
 # -- the parts ----------------------------------------------------------------------------------
 
 
-def timed_cases(repeats: int, quick: bool, only: set[str]) -> list[dict[str, Any]]:
+def timed_cases(repeats: int, quick: bool, only: set[str], original: str | None = None) -> list[dict[str, Any]]:
     rows = []
+    extra = [] if original is None else ["--original", original]
     for case, (_, sizes, _) in CASES.items():
         if case not in only:
             continue
         for size in sizes:
             if quick and size * (6 if case == "isolated_branches" else 1) > 100_000:
                 continue
-            row = _python("-m", "benchmarks.run", "--pair", case, str(size), "--repeats", str(repeats))
+            row = _python("-m", "benchmarks.run", "--pair", case, str(size), "--repeats", str(repeats), *extra)
             rows.append(row)
-            print(f"  {case} at {size:,} {row['unit']}: ×{row['ratio']:.0f}", file=sys.stderr)
+            also = f", the original ×{row['original_vs_fast']:.1f} cvlib's time" if "original" in row else ""
+            print(f"  {case} at {size:,} {row['unit']}: ×{row['ratio']:.1f} the reference loop{also}", file=sys.stderr)
     for case in {r["case"] for r in rows}:
         exponent = growth_exponent([r for r in rows if r["case"] == case])
         for r in rows:
@@ -121,30 +178,43 @@ def growth_exponent(rows: list[dict[str, Any]]) -> float | None:
     return round(sum((x - mx) * (y - my) for x, y in points) / sum((x - mx) ** 2 for x, _ in points), 3)
 
 
-def memory(quick: bool) -> dict[str, Any]:
-    """Peak memory of a million-step scenario, the library's and the reference's, and of the bare import."""
+def memory(quick: bool, original: str | None = None) -> dict[str, Any]:
+    """Peak memory of a million-step scenario, the library's, the reference's (and the original's), and the bare import."""
+    before = load()
     steps = 100_000 if quick else MILLION
     runs: dict[str, list[dict[str, Any]]] = {"baseline": [], "fast": [], "reference": []}
+    if original is not None:
+        runs["original"] = []
     for _ in range(3):
         for job in runs:
-            runs[job].append(_python("-m", "benchmarks.memory", job, str(0 if job == "baseline" else steps)))
+            extra = [original] if job == "original" and original is not None else []
+            runs[job].append(_python("-m", "benchmarks.memory", job, str(0 if job == "baseline" else steps), *extra))
     out: dict[str, Any] = {"steps": steps, "scenario": f"D1 (a chain of {steps:,} steps, its root fact broken)"}
     for job, got in runs.items():
         out[job] = {"peak_mib": statistics.median(r["peak_mib"] for r in got), "runs": len(got),
                     "cpu_median_s": statistics.median(r["cpu_s"] for r in got)}
     out["ratio"] = out["reference"]["peak_mib"] / out["fast"]["peak_mib"]
+    if original is not None:
+        out["original_vs_fast"] = out["original"]["peak_mib"] / out["fast"]["peak_mib"]
+    out["quoted_original_mib"] = QUOTED_PEAK_MIB if steps == MILLION else None
     out["target_mib"] = PEAK_TARGET_MIB
+    out["load_before"], out["load_after"] = before, load()
     out["target_met"] = out["fast"]["peak_mib"] <= PEAK_TARGET_MIB if steps == MILLION else None
     print(f"  peak memory at {steps:,} steps: {out['fast']['peak_mib']:.0f} MiB", file=sys.stderr)
     return out
 
 
-def startup(repeats: int) -> dict[str, Any]:
+def startup(repeats: int, original: str | None = None) -> dict[str, Any]:
     from .startup import measure
 
-    got = measure(max(repeats, 15))
+    before = load()
+    got = measure(max(repeats, 15), original)
+    after = load()
     floor = got["interpreter"]["cpu_median_s"]
+    if "original_cold_start" in got:
+        got["cold_start"]["original_vs_fast"] = got["original_cold_start"]["cpu_median_s"] / got["cold_start"]["cpu_median_s"]
     for name, row in got.items():
+        row["load_before"], row["load_after"] = before, after
         row["ratio_to_interpreter"] = row["cpu_median_s"] / floor
         key = (name, 0)
         row["target_s"] = TARGETS.get(key)
@@ -155,55 +225,19 @@ def startup(repeats: int) -> dict[str, Any]:
 
 
 def sweeps(repeats: int, count: int) -> dict[str, Any]:
+    from .machine import others_busy
     from .sweeps import startup as sweep_startup
     from .sweeps import throughput
 
+    idle_before = others_busy()
+    before = load()
     result = {"throughput": throughput(count, repeats), "startup": sweep_startup(repeats)}
+    result["load_before"], result["load_after"] = before, load()
+    result["others_busy_cores"] = [idle_before, others_busy()]
     serial = result["throughput"]["backends"]["serial"]["wall_median_s"]
     for row in result["throughput"]["backends"].values():
         row["speedup_vs_serial_wall"] = serial / row["wall_median_s"]
     return result
-
-
-# -- the table ----------------------------------------------------------------------------------
-
-
-def format_table(record: dict[str, Any]) -> str:
-    lines = [f"measured {record['machine']['measured_at']} on {record['machine']['cores']} cores "
-             f"({record['machine']['cpu']}), load {record['load_average_start']} → {record['load_average_end']}"]
-    header = f"{'case':<18} {'size':>9} {'steps':>9} {'CPU med s':>10} {'reference s':>11} {'ratio':>7} {'quoted s':>8}  target"
-    lines += [header, "-" * len(header)]
-    for r in record["cases"]:
-        target = ""
-        if r["target_s"] is not None:
-            target = f"≤ {r['target_s']} s {'met' if r['target_met'] else 'MISSED'}"
-        quoted = "" if r["quoted_original_s"] is None else f"{r['quoted_original_s']:g}"
-        lines.append(
-            f"{r['case']:<18} {r['size']:>9,} {r['steps']:>9,} {r['fast']['cpu_median_s']:>10.4f} "
-            f"{r['reference']['cpu_median_s']:>11.4f} {r['ratio']:>6.0f}× {quoted:>8}  {target}"
-        )
-    m = record.get("memory")
-    if m:
-        verdict = "" if m["target_met"] is None else f"≤ {m['target_mib']:.0f} MiB {'met' if m['target_met'] else 'MISSED'}"
-        lines.append(f"peak memory, {m['steps']:,} steps: {m['fast']['peak_mib']:.0f} MiB (reference loop "
-                     f"{m['reference']['peak_mib']:.0f} MiB, cvlib imported {m['baseline']['peak_mib']:.0f} MiB) {verdict}")
-    s = record.get("startup")
-    if s:
-        for name in ("cold_start", "cli_cold_start", "cli_law"):
-            row = s[name]
-            verdict = "" if row["target_s"] is None else f"≤ {row['target_s']} s {'met' if row['target_met'] else 'MISSED'}"
-            lines.append(f"{name:<15} {row['cpu_median_s']:.3f} s CPU ({row['ratio_to_interpreter']:.1f}× the bare "
-                         f"interpreter's {s['interpreter']['cpu_median_s']:.3f} s) {verdict}")
-    w = record.get("sweeps")
-    if w:
-        t = w["throughput"]
-        for name, row in t["backends"].items():
-            lines.append(f"sweep {t['plans']:,} plans, {name:<9} {row['wall_median_s']:.2f} s wall "
-                         f"(×{row['speedup_vs_serial_wall']:.2f} vs serial)")
-        st = w["startup"]
-        lines.append(f"first processes sweep: fork server {st['forkserver']['wall_median_s']:.2f} s, "
-                     f"spawn {st['spawn']['wall_median_s']:.2f} s (wall)")
-    return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -212,18 +246,28 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--quick", action="store_true", help="sizes up to 10⁵ steps, no sweeps")
     parser.add_argument("--only", nargs="*", default=None, help=f"some of: {', '.join(parts + list(CASES))}")
-    parser.add_argument("--sweep-plans", type=int, default=20_000)
+    parser.add_argument("--sweep-plans", type=int, default=40_000)
+    parser.add_argument("--original", metavar="DIR", default=None,
+                        help="a checkout of the original implementation, kept outside this repository: "
+                             "times it in the same run beside every case it can run")
     parser.add_argument("--out", default=str(OUT))
     parser.add_argument("--pair", nargs=2, metavar=("CASE", "SIZE"), help=argparse.SUPPRESS)
     parser.add_argument("--breakdown", choices=["grid", "chain", "branches"], help=argparse.SUPPRESS)
     parser.add_argument("--sweeps", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.original is not None:
+        from .original import OriginalError, check_dir
+
+        try:
+            args.original = str(check_dir(args.original))
+        except OriginalError as err:
+            parser.error(str(err))
     if args.sweeps:
         print(json.dumps(sweeps(args.repeats, args.sweeps)))
         return
     if args.pair:
         case, size = args.pair
-        print(json.dumps(measure_pair(case, int(size), args.repeats)))
+        print(json.dumps(measure_pair(case, int(size), args.repeats, args.original)))
         return
     if args.breakdown:
         from .breakdown import grid_phases, scenario_phases
@@ -245,27 +289,30 @@ def main(argv: list[str] | None = None) -> None:
     if "cases" in only:
         only |= set(CASES)
     record: dict[str, Any] = {"machine": describe(), "load_average_start": load(), "repeats": args.repeats,
-                              "quick": args.quick, "method": METHOD, "quoted_source": QUOTED_SOURCE}
-    record["cases"] = timed_cases(args.repeats, args.quick, only)
+                              "quick": args.quick, "method": METHOD, "quoted_source": QUOTED_SOURCE,
+                              "original": None if args.original is None else ORIGINAL_SOURCE}
+    record["cases"] = timed_cases(args.repeats, args.quick, only, args.original)
     if "memory" in only:
-        record["memory"] = memory(args.quick)
+        record["memory"] = memory(args.quick, args.original)
     if "startup" in only:
-        record["startup"] = startup(args.repeats)
+        record["startup"] = startup(args.repeats, args.original)
     if "breakdowns" in only:
-        record["breakdowns"] = {
-            "grid": _python("-m", "benchmarks.run", "--breakdown", "grid", "--repeats", str(max(args.repeats, 15))),
-        }
-        record["breakdowns"]["branches"] = _python("-m", "benchmarks.run", "--breakdown", "branches",
-                                                   "--repeats", str(args.repeats))
+        which = {"grid": max(args.repeats, 15), "branches": args.repeats}
         if not args.quick:
-            record["breakdowns"]["chain"] = _python("-m", "benchmarks.run", "--breakdown", "chain",
-                                                    "--repeats", str(args.repeats))
+            which["chain"] = args.repeats
+        record["breakdowns"] = {}
+        for name, repeats in which.items():
+            before = load()
+            got = _python("-m", "benchmarks.run", "--breakdown", name, "--repeats", str(repeats))
+            got["load_before"], got["load_after"] = before, load()
+            record["breakdowns"][name] = got
         print("  breakdowns measured", file=sys.stderr)
     if "sweeps" in only and not args.quick:
         record["sweeps"] = _python("-m", "benchmarks.run", "--sweeps", str(args.sweep_plans),
                                    "--repeats", str(max(3, args.repeats // 2)))
         print("  sweeps measured", file=sys.stderr)
     record["load_average_end"] = load()
+    mark_busy(record)
     print(format_table(record))
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)

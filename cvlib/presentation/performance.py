@@ -5,8 +5,16 @@
 result. Each function takes that record (a dict, as read by
 :func:`load_record`) and returns what a page shows: a table with human
 column names, a figure in the book's style, the numbers the chapter glues,
-or the README's performance table. The original implementation's figures
-appear only where the record quotes them, labelled as quoted.
+(the README's table is written by ``benchmarks/report.py`` from the same
+record and the same rules). The original implementation's figures appear as
+measured in the same run when the suite was given a checkout of it
+(``--original``), else as quoted figures, labelled as such.
+
+A row measured while the machine was busy (a 1-minute load average above
+:data:`BUSY_LOAD_PER_CORE` per core before or after it) is shown as
+:data:`BUSY_TEXT`, never as a figure; the parallel sweeps count only when
+other processes kept fewer than :data:`IDLE_OTHERS_CORES` cores busy before
+and after them, since a speed-up on a shared machine measures the other jobs.
 """
 
 from __future__ import annotations
@@ -19,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 from cvlib.core.errors import ParameterError
 from cvlib.core.paths import data_path
 from cvlib.presentation.figures import ACCENTS, PALETTE
+from cvlib.presentation.formatting import fmt
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -45,6 +54,73 @@ PHASE_NAMES: dict[str, str] = {
 }
 
 _REQUIRED = ("machine", "cases")
+
+#: A row measured above this 1-minute load average per core (before or after it) is not printed as a figure.
+BUSY_LOAD_PER_CORE = 1.5
+#: The parallel sweeps count only when other processes kept fewer cores than this busy, before and after them.
+IDLE_OTHERS_CORES = 0.25
+#: What a page shows in place of a figure measured on a busy machine.
+BUSY_TEXT = "not measured: machine busy"
+#: What a page shows in place of a parallel speed-up measured while other jobs ran.
+NOT_IDLE_TEXT = "not counted: machine not otherwise idle"
+
+
+def row_busy(row: Mapping[str, Any], cores: int) -> bool | None:
+    """Whether a row was measured above :data:`BUSY_LOAD_PER_CORE` per core; None when its loads were not recorded.
+
+    Parameters
+    ----------
+    row : dict
+        A record's row, with ``load_before`` and ``load_after`` (1-, 5- and 15-minute load averages).
+    cores : int
+        The machine's cores.
+
+    Returns
+    -------
+    bool or None
+    """
+    loads = [row.get("load_before"), row.get("load_after")]
+    if not all(loads):
+        return None
+    return max(load[0] for load in loads if load) / max(cores, 1) > BUSY_LOAD_PER_CORE
+
+
+def is_busy(record: Mapping[str, Any], row: Mapping[str, Any]) -> bool:
+    """Whether a row is to be shown as :data:`BUSY_TEXT` (its recorded ``busy`` mark, else :func:`row_busy`).
+
+    Parameters
+    ----------
+    record : dict
+        A benchmark record.
+    row : dict
+        One of its rows.
+
+    Returns
+    -------
+    bool
+    """
+    if "busy" in row:
+        return bool(row["busy"])
+    return bool(row_busy(row, record["machine"]["cores"]))
+
+
+def parallel_counts(record: Mapping[str, Any]) -> bool:
+    """Whether the record's parallel sweeps count: not busy, and the machine otherwise idle before and after.
+
+    Parameters
+    ----------
+    record : dict
+        A benchmark record with ``sweeps``.
+
+    Returns
+    -------
+    bool
+    """
+    sweeps = record["sweeps"]
+    others = sweeps.get("others_busy_cores") or [None, None]
+    if is_busy(record, sweeps) or any(o is None for o in others):
+        return False
+    return max(others) < IDLE_OTHERS_CORES
 
 
 def load_record(path: str | Path | None = None) -> dict[str, Any]:
@@ -114,7 +190,11 @@ def _loads(record: Mapping[str, Any]) -> str:
 
 
 def speed_table(record: Mapping[str, Any]) -> pd.DataFrame:
-    """Each timed case: the library's CPU time, the reference loop's, their ratio; quoted figures labelled.
+    """Each timed case: cvlib's CPU time, the reference loop's, their ratio, and the original's beside them.
+
+    The original's time is the one measured in the same run when the record
+    has it (``--original``), else the quoted figure, labelled; a row measured
+    on a busy machine shows :data:`BUSY_TEXT` instead of figures.
 
     Parameters
     ----------
@@ -129,18 +209,42 @@ def speed_table(record: Mapping[str, Any]) -> pd.DataFrame:
 
     rows = []
     for r in record["cases"]:
-        rows.append(
-            {
-                "case": CASE_NAMES.get(r["case"], r["case"]),
-                "size": f"{r['size']:,} {r['unit']}",
-                "steps": f"{r['steps']:,}",
-                "cvlib, CPU (ms)": round(1000 * r["fast"]["cpu_median_s"], 2),
-                "reference loop, CPU (ms)": round(1000 * r["reference"]["cpu_median_s"], 1),
-                "reference ÷ cvlib": round(r["ratio"], 1),
-                "original, quoted (ms)": _quoted_ms(r.get("quoted_original_s")),
-            }
-        )
+        row: dict[str, Any] = {
+            "case": CASE_NAMES.get(r["case"], r["case"]),
+            "size": f"{r['size']:,} {r['unit']}",
+            "steps": f"{r['steps']:,}",
+            "load before, after": _row_loads(r),
+        }
+        if is_busy(record, r):
+            row.update({"cvlib, CPU (ms)": BUSY_TEXT, "reference loop, CPU (ms)": "", "reference ÷ cvlib": "",
+                        "original, CPU (ms)": "", "original ÷ cvlib": ""})
+        else:
+            original, how = _original_s(r)
+            row.update({
+                "cvlib, CPU (ms)": fmt(1000 * r["fast"]["cpu_median_s"], "milliseconds"),
+                "reference loop, CPU (ms)": fmt(1000 * r["reference"]["cpu_median_s"], "milliseconds"),
+                "reference ÷ cvlib": fmt(r["ratio"], "ratio"),
+                "original, CPU (ms)": "" if original is None else f"{fmt(1000 * original, 'milliseconds')} ({how})",
+                "original ÷ cvlib": "" if original is None else fmt(original / r["fast"]["cpu_median_s"], "ratio"),
+            })
+        rows.append(row)
     return pd.DataFrame(rows).set_index("case")
+
+
+def _original_s(row: Mapping[str, Any]) -> tuple[float | None, str]:
+    """The original's CPU seconds for a row and how it was had: measured in the same run, or quoted."""
+    if "original" in row:
+        return row["original"]["cpu_median_s"], "same run"
+    if row.get("quoted_original_s") is not None:
+        return row["quoted_original_s"], "quoted"
+    return None, ""
+
+
+def _row_loads(row: Mapping[str, Any]) -> str:
+    before, after = row.get("load_before"), row.get("load_after")
+    if not before or not after:
+        return "not recorded"
+    return f"{before[0]:.1f}, {after[0]:.1f}"
 
 
 def _quoted_ms(seconds: float | None) -> str:
@@ -149,7 +253,7 @@ def _quoted_ms(seconds: float | None) -> str:
 
 
 def memory_table(record: Mapping[str, Any]) -> pd.DataFrame:
-    """Peak memory of the million-step scenario: cvlib, the reference loop, and the bare import.
+    """Peak memory of the million-step scenario: cvlib, the reference loop, the original, and the bare import.
 
     Parameters
     ----------
@@ -163,17 +267,25 @@ def memory_table(record: Mapping[str, Any]) -> pd.DataFrame:
     import pandas as pd
 
     m = record["memory"]
-    return pd.DataFrame(
-        [
-            {"process": "python, cvlib imported, nothing run", "peak memory (MiB)": round(m["baseline"]["peak_mib"])},
-            {"process": f"cvlib: {m['scenario']}", "peak memory (MiB)": round(m["fast"]["peak_mib"])},
-            {"process": "the same with the reference loop", "peak memory (MiB)": round(m["reference"]["peak_mib"])},
-        ]
-    ).set_index("process")
+    busy = is_busy(record, m)
+
+    def peak(mib: float) -> str:
+        return BUSY_TEXT if busy else fmt(mib, "mib")
+
+    rows = [
+        {"process": "python, cvlib imported, nothing run", "peak memory": peak(m["baseline"]["peak_mib"])},
+        {"process": f"cvlib: {m['scenario']}", "peak memory": peak(m["fast"]["peak_mib"])},
+        {"process": "the same with the reference loop", "peak memory": peak(m["reference"]["peak_mib"])},
+    ]
+    if "original" in m:
+        rows.append({"process": "the same with the original (same run)", "peak memory": peak(m["original"]["peak_mib"])})
+    elif m.get("quoted_original_mib") is not None:
+        rows.append({"process": "the same with the original (quoted)", "peak memory": fmt(m["quoted_original_mib"], "mib")})
+    return pd.DataFrame(rows).set_index("process")
 
 
 def startup_table(record: Mapping[str, Any]) -> pd.DataFrame:
-    """Start-up of a fresh interpreter running one short job, against the bare interpreter.
+    """Start-up of a fresh interpreter running one short job, against the bare interpreter and the original.
 
     Parameters
     ----------
@@ -191,17 +303,21 @@ def startup_table(record: Mapping[str, Any]) -> pd.DataFrame:
         "cold_start": "import cvlib; cvlib.run_scenario('A')",
         "cli_cold_start": "cvlib run A",
         "cli_law": "cvlib law",
+        "original_cold_start": "the original's scenario A (same run)",
     }
     rows = []
     for key, label in names.items():
-        row = record["startup"][key]
+        row = record["startup"].get(key)
+        if row is None:
+            continue
+        busy = is_busy(record, row)
         rows.append(
             {
                 "command": label,
-                "CPU (ms)": round(1000 * row["cpu_median_s"], 1),
-                "wall (ms)": round(1000 * row["wall_median_s"], 1),
-                "× bare interpreter (CPU)": round(row["ratio_to_interpreter"], 1),
-                "original, quoted (ms)": _quoted_ms(row.get("quoted_original_s")),
+                "CPU (ms)": BUSY_TEXT if busy else fmt(1000 * row["cpu_median_s"], "milliseconds"),
+                "wall (ms)": "" if busy else fmt(1000 * row["wall_median_s"], "milliseconds"),
+                "× bare interpreter (CPU)": "" if busy else fmt(row["ratio_to_interpreter"], "ratio"),
+                "original, quoted (ms)": _quoted_ms(row.get("quoted_original_s")) if key == "cold_start" else "",
             }
         )
     return pd.DataFrame(rows).set_index("command")
@@ -209,6 +325,9 @@ def startup_table(record: Mapping[str, Any]) -> pd.DataFrame:
 
 def sweep_table(record: Mapping[str, Any]) -> pd.DataFrame:
     """One random family swept on each backend (wall time), and the processes backend's first start.
+
+    The parallel rows show their speed-up only when :func:`parallel_counts`
+    says the machine was otherwise idle.
 
     Parameters
     ----------
@@ -222,18 +341,19 @@ def sweep_table(record: Mapping[str, Any]) -> pd.DataFrame:
     import pandas as pd
 
     t, s = record["sweeps"]["throughput"], record["sweeps"]["startup"]
-    rows = [
-        {
-            "what": f"{t['plans']:,} plans, {name} backend" + ("" if name == "serial" else f", {t['workers']} workers"),
-            "wall (s)": round(row["wall_median_s"], 2),
-            "serial ÷ this": f"{row['speedup_vs_serial_wall']:.2f}",
-        }
-        for name, row in t["backends"].items()
-    ]
+    busy, counts = is_busy(record, record["sweeps"]), parallel_counts(record)
+    rows = []
+    for name, row in t["backends"].items():
+        what = f"{t['plans']:,} plans, {name} backend" + ("" if name == "serial" else f", {t['workers']} workers")
+        if busy:
+            rows.append({"what": what, "wall (s)": BUSY_TEXT, "serial ÷ this": ""})
+            continue
+        speedup = "" if name == "serial" else fmt(row["speedup_vs_serial_wall"], "ratio") if counts else NOT_IDLE_TEXT
+        rows.append({"what": what, "wall (s)": fmt(row["wall_median_s"], "seconds"), "serial ÷ this": speedup})
     rows += [
         {
             "what": f"first processes sweep in a fresh interpreter, workers by {method}",
-            "wall (s)": round(s[method]["wall_median_s"], 2),
+            "wall (s)": BUSY_TEXT if busy else fmt(s[method]["wall_median_s"], "seconds"),
             "serial ÷ this": "",
         }
         for method in ("forkserver", "spawn")
@@ -351,8 +471,26 @@ def scaling_figure(record: Mapping[str, Any]) -> Figure:
     return fig
 
 
+def _shown(busy: bool, values: dict[str, Any]) -> dict[str, Any]:
+    """``values``, or :data:`BUSY_TEXT` in place of every number when the row was measured on a busy machine."""
+    if not busy:
+        return values
+    return {k: BUSY_TEXT if isinstance(v, (int, float)) and not isinstance(v, bool) else v for k, v in values.items()}
+
+
+def _vs_original(row: Mapping[str, Any], fast_s: float) -> tuple[float | None, str]:
+    """The original's time over cvlib's for a row, and whether it was measured in the same run or quoted."""
+    original, how = _original_s(row)
+    return (None, "") if original is None else (original / fast_s, how)
+
+
 def glue_values(record: Mapping[str, Any]) -> dict[str, Any]:
     """Every number the Performance chapter states, by glue key (``perf_…``), read from the record.
+
+    A row measured on a busy machine gives :data:`BUSY_TEXT` for each of its
+    numbers, and the parallel speed-ups :data:`NOT_IDLE_TEXT` unless
+    :func:`parallel_counts`; the chapter's sentences are written so that
+    either reads.
 
     Parameters
     ----------
@@ -375,57 +513,94 @@ def glue_values(record: Mapping[str, Any]) -> dict[str, Any]:
         "perf_repeats": record["repeats"],
         "perf_load_start": (record.get("load_average_start") or [0.0])[0],
         "perf_load_end": (record.get("load_average_end") or [0.0])[0],
+        "perf_busy_per_core": BUSY_LOAD_PER_CORE,
+        "perf_original_how": "measured in the same run" if record.get("original") else "quoted, not re-run",
+    }
+    grid_vs, grid_how = _vs_original(grid, grid["fast"]["cpu_median_s"])
+    out.update(_shown(is_busy(record, grid), {
         "perf_grid_ms": 1000 * grid["fast"]["cpu_median_s"],
         "perf_grid_wall_ms": 1000 * grid["fast"]["wall_median_s"],
-        "perf_grid_target_ms": 1000 * grid["target_s"] if grid.get("target_s") else None,
-        "perf_grid_met": _met(grid.get("target_met")),
         "perf_grid_ratio": grid["ratio"],
-        "perf_grid_steps": grid["steps"],
-        "perf_grid_configs": grid["size"],
-        "perf_grid_quoted_ms": 1000 * grid["quoted_original_s"] if grid.get("quoted_original_s") else None,
-    }
+        "perf_grid_vs_original": grid_vs if grid_vs is not None else "not measured",
+    }))
+    out.update(
+        perf_grid_target_ms=1000 * grid["target_s"] if grid.get("target_s") else None,
+        perf_grid_met=BUSY_TEXT if is_busy(record, grid) else _met(grid.get("target_met")),
+        perf_grid_steps=grid["steps"],
+        perf_grid_configs=grid["size"],
+        perf_grid_quoted_ms=1000 * grid["quoted_original_s"] if grid.get("quoted_original_s") else None,
+        perf_grid_original_how=grid_how or "not measured",
+    )
     for case in ("chain", "isolated_branches"):
         rows = [r for r in record["cases"] if r["case"] == case]
         if rows:
             largest = max(rows, key=lambda r: r["steps"])
+            shown = [r for r in rows if not is_busy(record, r)]
+            vs, how = _vs_original(largest, largest["fast"]["cpu_median_s"])
             out[f"perf_{case}_largest_steps"] = largest["steps"]
-            out[f"perf_{case}_largest_cpu"] = largest["fast"]["cpu_median_s"]
-            out[f"perf_{case}_largest_reference"] = largest["reference"]["cpu_median_s"]
-            out[f"perf_{case}_ratio_min"] = min(r["ratio"] for r in rows)
-            out[f"perf_{case}_ratio_max"] = max(r["ratio"] for r in rows)
-            out[f"perf_{case}_exponent"] = rows[0].get("growth_exponent")
+            out.update(_shown(is_busy(record, largest), {
+                f"perf_{case}_largest_cpu": largest["fast"]["cpu_median_s"],
+                f"perf_{case}_largest_reference": largest["reference"]["cpu_median_s"],
+                f"perf_{case}_vs_original": vs if vs is not None else "not measured",
+            }))
+            out[f"perf_{case}_original_how"] = how or "not measured"
+            out[f"perf_{case}_ratio_min"] = min(r["ratio"] for r in shown) if shown else BUSY_TEXT
+            out[f"perf_{case}_ratio_max"] = max(r["ratio"] for r in shown) if shown else BUSY_TEXT
+            out[f"perf_{case}_exponent"] = rows[0].get("growth_exponent") if len(shown) == len(rows) else BUSY_TEXT
     family = [r for r in record["cases"] if r["case"] == "random_family"]
     if family:
-        out["perf_family_ratio"] = family[0]["ratio"]
-        out["perf_family_plans"] = family[0]["size"]
+        f = family[0]
+        per_plan = f.get("per_plan_us") or {k: 1e6 * f[k]["cpu_median_s"] / f["size"] for k in ("fast", "reference")}
+        out["perf_family_plans"] = f["size"]
+        out.update(_shown(is_busy(record, f), {
+            "perf_family_ratio": f["ratio"],
+            "perf_family_us": per_plan["fast"],
+            "perf_family_reference_us": per_plan["reference"],
+            "perf_family_floor_us": per_plan.get("floor", "not measured"),
+            "perf_family_vs_floor": f.get("fast_vs_floor", "not measured"),
+        }))
     if "memory" in record:
         mem = record["memory"]
-        out.update(
-            perf_peak_steps=mem["steps"],
-            perf_peak_mib=mem["fast"]["peak_mib"],
-            perf_peak_reference_mib=mem["reference"]["peak_mib"],
-            perf_peak_baseline_mib=mem["baseline"]["peak_mib"],
-            perf_peak_target_mib=mem["target_mib"],
-            perf_peak_met=_met(mem["target_met"]),
-        )
+        original_mib = mem["original"]["peak_mib"] if "original" in mem else mem.get("quoted_original_mib")
+        out.update(_shown(is_busy(record, mem), {
+            "perf_peak_mib": mem["fast"]["peak_mib"],
+            "perf_peak_reference_mib": mem["reference"]["peak_mib"],
+            "perf_peak_baseline_mib": mem["baseline"]["peak_mib"],
+            "perf_peak_original_mib": original_mib if original_mib is not None else "not measured",
+        }))
+        out.update(perf_peak_steps=mem["steps"], perf_peak_target_mib=mem["target_mib"],
+                   perf_peak_met=BUSY_TEXT if is_busy(record, mem) else _met(mem["target_met"]),
+                   perf_peak_original_how="same run" if "original" in mem else "quoted")
     if "startup" in record:
         s = record["startup"]
+        cold = s["cold_start"]
+        busy = is_busy(record, cold)
+        original = s.get("original_cold_start")
+        original_s = original["cpu_median_s"] if original else cold.get("quoted_original_s")
+        out.update(_shown(busy, {
+            "perf_cold_start": cold["cpu_median_s"],
+            "perf_cold_vs_interpreter": cold["ratio_to_interpreter"],
+            "perf_cold_original": original_s if original_s is not None else "not measured",
+            "perf_cold_vs_original": cold["cpu_median_s"] / original_s if original_s else "not measured",
+            "perf_cli_cold_start": s["cli_cold_start"]["cpu_median_s"],
+            "perf_interpreter": s["interpreter"]["cpu_median_s"],
+        }))
         out.update(
-            perf_cold_start=s["cold_start"]["cpu_median_s"],
-            perf_cold_start_met=_met(s["cold_start"]["target_met"]),
-            perf_cold_target=s["cold_start"]["target_s"],
-            perf_cli_cold_start=s["cli_cold_start"]["cpu_median_s"],
-            perf_cli_met=_met(s["cli_cold_start"]["target_met"]),
-            perf_interpreter=s["interpreter"]["cpu_median_s"],
+            perf_cold_start_met=BUSY_TEXT if busy else _met(cold["target_met"]),
+            perf_cold_target=cold["target_s"],
+            perf_cli_met=BUSY_TEXT if busy else _met(s["cli_cold_start"]["target_met"]),
+            perf_cold_original_how="same run" if original else "quoted",
         )
     for which in ("grid", "chain", "branches"):
         b = record.get("breakdowns", {}).get(which)
         if b is None:
             continue
+        values: dict[str, Any] = {}
         for p in b["phases"]:
-            out[f"perf_{which}_share_{p['phase']}"] = 100 * p["share_of_whole"]
-            out[f"perf_{which}_ms_{p['phase']}"] = 1000 * p["cpu_median_s"]
-        out[f"perf_{which}_breakdown_whole_ms"] = 1000 * b["whole_cpu_median_s"]
+            values[f"perf_{which}_share_{p['phase']}"] = 100 * p["share_of_whole"]
+            values[f"perf_{which}_ms_{p['phase']}"] = 1000 * p["cpu_median_s"]
+        values[f"perf_{which}_breakdown_whole_ms"] = 1000 * b["whole_cpu_median_s"]
+        out.update(_shown(is_busy(record, b), values))
         out[f"perf_{which}_breakdown_steps"] = b["steps"]
         if "size" in b:
             out[f"perf_{which}_size"] = b["size"]
@@ -434,114 +609,84 @@ def glue_values(record: Mapping[str, Any]) -> dict[str, Any]:
         out[f"perf_{which}_top_phase"] = PHASE_NAMES[top["phase"]]
     if "sweeps" in record:
         t, st = record["sweeps"]["throughput"], record["sweeps"]["startup"]
-        out.update(
-            perf_sweep_plans=t["plans"],
-            perf_sweep_serial=t["backends"]["serial"]["wall_median_s"],
-            perf_sweep_processes_speedup=t["backends"]["processes"]["speedup_vs_serial_wall"],
-            perf_sweep_dask_speedup=t["backends"]["dask"]["speedup_vs_serial_wall"],
-            perf_sweep_first_forkserver=st["forkserver"]["wall_median_s"],
-            perf_sweep_first_spawn=st["spawn"]["wall_median_s"],
-        )
+        busy, counts = is_busy(record, record["sweeps"]), parallel_counts(record)
+        out["perf_sweep_plans"] = t["plans"]
+        out["perf_sweep_workers"] = t["workers"]
+        out.update(_shown(busy, {
+            "perf_sweep_serial": t["backends"]["serial"]["wall_median_s"],
+            "perf_sweep_first_forkserver": st["forkserver"]["wall_median_s"],
+            "perf_sweep_first_spawn": st["spawn"]["wall_median_s"],
+        }))
+        for name in ("processes", "dask"):
+            speedup = t["backends"][name]["speedup_vs_serial_wall"]
+            out[f"perf_sweep_{name}_speedup"] = BUSY_TEXT if busy else speedup if counts else NOT_IDLE_TEXT
+        others = record["sweeps"].get("others_busy_cores") or [None, None]
+        out["perf_sweep_others"] = max(others) if None not in others else "not recorded"
     return out
+
+
+#: How each number the chapter glues is written (:mod:`cvlib.presentation.formatting` kinds); others are counts.
+KINDS: dict[str, str] = {
+    "perf_load_start": "tenths",
+    "perf_load_end": "tenths",
+    "perf_busy_per_core": "tenths",
+    "perf_grid_ms": "tenths",
+    "perf_grid_wall_ms": "tenths",
+    "perf_grid_target_ms": "tenths",
+    "perf_grid_ratio": "tenths",
+    "perf_grid_vs_original": "tenths",
+    "perf_grid_quoted_ms": "tenths",
+    "perf_grid_breakdown_whole_ms": "tenths",
+    "perf_chain_largest_cpu": "seconds",
+    "perf_chain_largest_reference": "seconds",
+    "perf_chain_vs_original": "count",
+    "perf_isolated_branches_largest_cpu": "seconds",
+    "perf_isolated_branches_largest_reference": "seconds",
+    "perf_isolated_branches_vs_original": "count",
+    "perf_chain_exponent": "exponent",
+    "perf_isolated_branches_exponent": "exponent",
+    "perf_family_ratio": "tenths",
+    "perf_family_us": "count",
+    "perf_family_reference_us": "count",
+    "perf_family_floor_us": "count",
+    "perf_family_vs_floor": "tenths",
+    "perf_cold_start": "milliseconds",
+    "perf_cold_original": "milliseconds",
+    "perf_cold_vs_interpreter": "mean",
+    "perf_cold_vs_original": "mean",
+    "perf_cold_target": "mean",
+    "perf_cli_cold_start": "milliseconds",
+    "perf_interpreter": "milliseconds",
+    "perf_sweep_serial": "seconds",
+    "perf_sweep_processes_speedup": "mean",
+    "perf_sweep_dask_speedup": "mean",
+    "perf_sweep_first_forkserver": "mean",
+    "perf_sweep_first_spawn": "mean",
+    "perf_sweep_others": "mean",
+}
+
+
+def glued(record: Mapping[str, Any]) -> dict[str, tuple[Any, str]]:
+    """:func:`glue_values` paired with how each is written, ready for :func:`cvlib.presentation.formatting.glue_all`.
+
+    Parameters
+    ----------
+    record : dict
+        A benchmark record.
+
+    Returns
+    -------
+    dict
+        Key to (value, kind of quantity).
+    """
+    kinds = dict(KINDS)
+    for key in glue_values(record):
+        if key.startswith(("perf_grid_share_", "perf_chain_share_", "perf_branches_share_")):
+            kinds.setdefault(key, "count")
+        elif key.endswith("_whole_ms") or "_ms_" in key:
+            kinds.setdefault(key, "tenths")
+    return {key: (value, kinds.get(key, "count")) for key, value in glue_values(record).items()}
 
 
 def _met(verdict: bool | None) -> str:
     return "not judged" if verdict is None else "met" if verdict else "missed"
-
-
-# -- the README ---------------------------------------------------------------------------------
-
-README_BEGIN = "<!-- performance table: written by `python -m benchmarks.readme` from data/benchmarks/latest.json -->"
-README_END = "<!-- end of performance table -->"
-
-
-def readme_table(record: Mapping[str, Any]) -> str:
-    """The README's performance table (Markdown) from a benchmark record, with the original's figures beside.
-
-    Parameters
-    ----------
-    record : dict
-        A benchmark record.
-
-    Returns
-    -------
-    str
-        The table and a line saying when, where and how it was measured.
-    """
-    m = record["machine"]
-    lines = [
-        "| case | cvlib | compared with, in the same run | ratio | original, quoted |",
-        "|---|---:|---:|---:|---:|",
-    ]
-    for case, size in (("chain", 100_000), ("chain", 1_000_000), ("isolated_branches", 10_000), ("grid", 96)):
-        try:
-            r = _case(record, case, size)
-        except ParameterError:
-            continue
-        quoted = "" if r.get("quoted_original_s") is None else _seconds(r["quoted_original_s"])
-        steps = "" if r["unit"] == "steps" else f" ({r['steps']:,} steps)"
-        lines.append(
-            f"| {CASE_NAMES[r['case']].split(' (')[0]}, {r['size']:,} {r['unit']}{steps} "
-            f"| {_seconds(r['fast']['cpu_median_s'])} CPU | {_seconds(r['reference']['cpu_median_s'])} (reference loop) "
-            f"| {r['ratio']:.0f}× faster | {quoted} |"
-        )
-    if "memory" in record:
-        mem = record["memory"]
-        lines.append(
-            f"| peak memory, a {mem['steps']:,}-step scenario | {mem['fast']['peak_mib']:.0f} MiB "
-            f"| {mem['reference']['peak_mib']:.0f} MiB (reference loop) | {mem['ratio']:.0f}× less | |"
-        )
-    if "startup" in record:
-        s = record["startup"]
-        for key, label in (("cold_start", "cold start, `import cvlib; cvlib.run_scenario('A')`"),
-                           ("cli_cold_start", "CLI cold start, `cvlib run A`")):
-            row = s[key]
-            quoted = "" if row.get("quoted_original_s") is None else _seconds(row["quoted_original_s"])
-            lines.append(
-                f"| {label} | {_seconds(row['cpu_median_s'])} CPU | {_seconds(s['interpreter']['cpu_median_s'])} "
-                f"(bare interpreter) | {row['ratio_to_interpreter']:.1f}× the interpreter's | {quoted} |"
-            )
-    if "sweeps" in record:
-        t = record["sweeps"]["throughput"]
-        serial = t["backends"]["serial"]["wall_median_s"]
-        for name in ("processes", "dask"):
-            row = t["backends"][name]
-            lines.append(
-                f"| sweep of {t['plans']:,} random plans, {name} backend, {t['workers']} workers "
-                f"| {_seconds(row['wall_median_s'])} wall | {_seconds(serial)} (serial backend) "
-                f"| {row['speedup_vs_serial_wall']:.2f}× faster | |"
-            )
-    lines.append("")
-    lines.append(
-        f"Measured {m.get('measured_at', '(date not recorded)')} on {m['cores']} cores ({m['cpu']}), "
-        f"Python {m['python']}, load average {_loads(record)} at start and end; CPU-time medians of "
-        f"{record['repeats']} interleaved runs (sweeps: wall time). Original: {record['quoted_source']}."
-    )
-    return "\n".join(lines)
-
-
-def _seconds(value: float) -> str:
-    if value < 1:
-        return f"{1000 * value:.3g} ms"
-    return f"{value:.3g} s"
-
-
-def with_readme_table(readme: str, record: Mapping[str, Any]) -> str:
-    """``readme`` with the text between the performance-table markers replaced by :func:`readme_table`.
-
-    Parameters
-    ----------
-    readme : str
-        The README's text; it must hold both markers.
-    record : dict
-        A benchmark record.
-
-    Returns
-    -------
-    str
-    """
-    if README_BEGIN not in readme or README_END not in readme:
-        raise ParameterError("the README has no performance-table markers; add README_BEGIN and README_END")
-    head, rest = readme.split(README_BEGIN, 1)
-    _, tail = rest.split(README_END, 1)
-    return f"{head}{README_BEGIN}\n{readme_table(record)}\n{README_END}{tail}"
