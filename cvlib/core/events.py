@@ -21,12 +21,12 @@ the world needs three things the original benchmark lacks:
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
 from cvlib.core.errors import ParameterError
 from cvlib.core.validation import require_int
+from cvlib.core.values import value_class
 
 
 class EventKind(str, Enum):
@@ -41,7 +41,7 @@ class EventKind(str, Enum):
         return self.value
 
 
-@dataclass(frozen=True, slots=True)
+@value_class
 class Event:
     """A scheduled change to one fact, applied before the first decision at or after ``tick``."""
 
@@ -73,7 +73,7 @@ class Event:
         return self.kind is EventKind.REPLACE or bool(self.ground_truth_changed)
 
 
-@dataclass(frozen=True, slots=True)
+@value_class
 class SilentChange:
     """At ``tick`` the fact really changes; no signal reaches any executor."""
 
@@ -86,7 +86,7 @@ class SilentChange:
             raise ParameterError(f"a silent change names a fact id, got {self.fact_id!r}")
 
 
-@dataclass(frozen=True, slots=True)
+@value_class
 class ResourceEvent:
     """At ``tick`` the resource goes down (``up=False``) or comes back (``up=True``).
 
@@ -106,7 +106,7 @@ class ResourceEvent:
             raise ParameterError(f"resource event 'up' must be true or false, got {self.up!r}")
 
 
-@dataclass(frozen=True, slots=True)
+@value_class
 class Evidence:
     """One piece of evidence for a fact: when it was observed at its source, and when it was read."""
 

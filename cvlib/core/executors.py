@@ -29,7 +29,6 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass
 from typing import Any, Protocol
 
 from cvlib.core.errors import ParameterError
@@ -38,6 +37,7 @@ from cvlib.core.graph import PlanGraph, RunColumns, Step, StepKind
 from cvlib.core.recovery import recovery_cost, redo_cost_before
 from cvlib.core.rules import ExecutionRules, check_rules
 from cvlib.core.validation import require_int
+from cvlib.core.values import asdict, value_class
 from cvlib.core.verification import expected_saving
 from cvlib.core.world import BeliefView, Ledger, Recorder, World
 
@@ -71,7 +71,7 @@ _SUPERSEDED = frozenset({ValidityState.SUPERSEDED})
 _DOUBTFUL_OR_SUPERSEDED = DOUBTFUL_STATES | _SUPERSEDED
 
 
-@dataclass(frozen=True, slots=True)
+@value_class
 class ExecutorResult:
     """What one executor did on one scenario.
 
@@ -161,7 +161,7 @@ def compute_budget(plan: PlanGraph, at_risk: str) -> int:
     return len(plan) + plan.closure_size(at_risk) + 1
 
 
-@dataclass(frozen=True, slots=True)
+@value_class
 class Replan:
     """A policy's verdict that the step must not be executed: replan, re-observing ``refresh``."""
 
@@ -309,7 +309,7 @@ class Policy(Protocol):
         """
 
 
-@dataclass(frozen=True, slots=True)
+@value_class
 class Baseline:
     """Acts on belief: executes every step in order and learns of a break only when an action fails."""
 
@@ -360,7 +360,7 @@ class Baseline:
         return None
 
 
-@dataclass(frozen=True, slots=True)
+@value_class
 class ValidityAware:
     """Checks what is believed about a step's closure before acting on it.
 

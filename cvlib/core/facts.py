@@ -10,11 +10,11 @@ test can hold on to the fact it started from.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
 from cvlib.core.errors import ParameterError
+from cvlib.core.values import value_class
 
 
 class ValidityState(str, Enum):
@@ -38,7 +38,7 @@ class ValidityState(str, Enum):
 DOUBTFUL_STATES = frozenset({ValidityState.STALE, ValidityState.UNKNOWN})
 
 
-@dataclass(frozen=True, slots=True)
+@value_class
 class HistoryEntry:
     """What a fact was just before one transition, and when that transition happened."""
 
@@ -47,7 +47,7 @@ class HistoryEntry:
     previous_state: ValidityState
 
 
-@dataclass(frozen=True, slots=True)
+@value_class
 class Fact:
     """One remembered fact, with everything it used to be.
 

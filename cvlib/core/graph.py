@@ -40,7 +40,6 @@ from array import array
 from bisect import bisect_left, bisect_right
 from collections.abc import Iterator, Mapping, Sequence
 from collections.abc import Set as AbstractSet
-from dataclasses import dataclass
 from enum import Enum
 from itertools import accumulate, chain, compress, islice
 from operator import is_not
@@ -52,6 +51,7 @@ from cvlib.core.errors import (
     UnknownFactError,
     UnknownStepError,
 )
+from cvlib.core.values import value_class
 
 
 class StepKind(str, Enum):
@@ -65,7 +65,7 @@ class StepKind(str, Enum):
         return self.value
 
 
-@dataclass(frozen=True, slots=True)
+@value_class
 class Step:
     """One plan step.
 

@@ -16,7 +16,6 @@ read them; the default is simply one rule set among the others.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from cvlib.core.errors import ParameterError
@@ -26,6 +25,7 @@ from cvlib.core.validation import (
     require_int,
     require_probability,
 )
+from cvlib.core.values import asdict, field, value_class
 
 #: Recovery models (X1), by name.
 #:
@@ -52,7 +52,7 @@ VERIFY_POLICIES = ("always", "never", "expected_cost")
 CHECKERS = ("timestamp", "dependency")
 
 
-@dataclass(frozen=True, slots=True)
+@value_class
 class VerificationModel:
     """How a verification behaves (X2).
 
@@ -81,7 +81,7 @@ class VerificationModel:
         require_int("verification seed", self.seed)
 
 
-@dataclass(frozen=True, slots=True)
+@value_class
 class ExecutionRules:
     """Every execution option in one value; ``ExecutionRules()`` is the article.
 

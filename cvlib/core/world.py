@@ -31,7 +31,6 @@ import random
 import sys
 from collections.abc import Iterable, Mapping
 from collections.abc import Set as AbstractSet
-from dataclasses import dataclass, replace
 from enum import Enum
 from typing import Protocol
 
@@ -48,6 +47,7 @@ from cvlib.core.events import (
 from cvlib.core.facts import DOUBTFUL_STATES, Fact, ValidityState
 from cvlib.core.graph import RunColumns, Step, StepKind
 from cvlib.core.rules import ORIGINAL, ExecutionRules, check_rules
+from cvlib.core.values import replace, value_class
 
 __all__ = ["BeliefView", "Ledger", "Recorder", "SpendKind", "World"]
 
@@ -61,7 +61,7 @@ _NOT_ACTIVE = frozenset(ValidityState) - {ValidityState.ACTIVE}
 _REPLACE, _AMBIGUOUS, _SILENT, _RESOURCE = 0, 1, 2, 3
 
 
-@dataclass
+@value_class(frozen=False, slots=False)
 class Ledger:
     """Counters the world keeps while one executor runs (read by the harness after the run)."""
 

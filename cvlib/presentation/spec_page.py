@@ -13,12 +13,13 @@ import pathlib
 import re
 import shlex
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from cvlib.core.errors import ParameterError, SpecError
 from cvlib.core.paths import project_root
+from cvlib.core.values import replace
 from cvlib.scenarios.spec import read_spec, setup_from_spec
 
 if TYPE_CHECKING:  # pragma: no cover

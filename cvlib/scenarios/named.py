@@ -8,7 +8,6 @@ setup written without Python.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from cvlib.core.errors import ParameterError
@@ -18,13 +17,14 @@ from cvlib.core.facts import Fact
 from cvlib.core.graph import PlanGraph
 from cvlib.core.rules import ExecutionRules
 from cvlib.core.validation import parse_int, require_bool, require_int, shown
+from cvlib.core.values import value_class
 from cvlib.scenarios import generators
 from cvlib.scenarios.setup import ScenarioRun, ScenarioSetup
 
 # -- parameters --------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
+@value_class
 class Param:
     """A scenario parameter: its default and how to check a value for it."""
 
@@ -87,7 +87,7 @@ def _budget_param() -> Param:
     return Param("budget", None, "optional_int", 0, BUDGET_HELP)
 
 
-@dataclass(frozen=True)
+@value_class(slots=False)
 class ScenarioDefinition:
     """A named scenario: a description, its parameters and how to build its setup."""
 

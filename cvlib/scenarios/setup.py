@@ -9,7 +9,6 @@ what the other sees.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import asdict, dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
@@ -21,13 +20,14 @@ from cvlib.core.graph import PlanGraph
 from cvlib.core.law import break_ticks, predicted_pfw
 from cvlib.core.rules import ORIGINAL, ExecutionRules, check_rules
 from cvlib.core.validation import require_int
+from cvlib.core.values import asdict, field, value_class
 from cvlib.core.world import World
 
 if TYPE_CHECKING:
     import pandas as pd
 
 
-@dataclass(frozen=True)
+@value_class(slots=False)
 class ScenarioSetup:
     """Everything needed to run a scenario; building worlds from it never mutates it."""
 
@@ -142,7 +142,7 @@ def run_setups(setups: Iterable[ScenarioSetup], *, rules: ExecutionRules | None 
     ]
 
 
-@dataclass(frozen=True, slots=True)
+@value_class
 class StructureSummary:
     """What the plan's shape says before anything runs."""
 
@@ -153,7 +153,7 @@ class StructureSummary:
     predicted_baseline_pfw: int
 
 
-@dataclass(frozen=True)
+@value_class(slots=False)
 class ScenarioRun:
     """Both executors' results on one scenario, with the parameters that produced them."""
 

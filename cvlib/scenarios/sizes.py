@@ -35,10 +35,10 @@ import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass
 
 from cvlib.core.errors import ParameterError, SizeLimitError
 from cvlib.core.validation import decimal_digits, parse_int, require_int
+from cvlib.core.values import value_class
 
 __all__ = [
     "DEFAULT_MAX_RUNS",
@@ -142,7 +142,7 @@ def size_limits(*, steps: int | None = None, runs: int | None = None) -> Iterato
             var.reset(token)
 
 
-@dataclass(frozen=True, slots=True)
+@value_class
 class PlanSize:
     """The size of a plan, from its parameters: exact for the article's generators, an upper bound for random ones.
 
