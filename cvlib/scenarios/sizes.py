@@ -35,6 +35,7 @@ import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
+from functools import lru_cache
 
 from cvlib.core.errors import ParameterError, SizeLimitError
 from cvlib.core.validation import decimal_digits, parse_int, require_int
@@ -426,7 +427,12 @@ def random_plan_size(family: str, max_steps: object) -> PlanSize:
     -------
     PlanSize
     """
-    scale = require_int("max_steps", max_steps, minimum=1)
+    return _random_plan_bound(family, require_int("max_steps", max_steps, minimum=1))
+
+
+@lru_cache(maxsize=64)
+def _random_plan_bound(family: str, scale: int) -> PlanSize:
+    """:func:`random_plan_size` once per (family, scale): a pure function, asked for on every random plan."""
     bounds = {
         "chain": chain_size(scale),
         "branching": max((branching_size(8, bf, 1) for bf in (1, 2, 3)), key=lambda s: (s.steps, s.links)),
