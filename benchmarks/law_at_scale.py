@@ -19,7 +19,7 @@ from pathlib import Path
 
 import cvlib as cv
 
-from .machine import describe, load
+from .machine import describe, load, others_busy
 
 OUT = Path("data/benchmarks/law_at_scale_largest.json")
 
@@ -73,6 +73,7 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--out", default=str(OUT))
     args = parser.parse_args(argv)
     spec = cv.RandomFamily(seed=args.seed, count=args.plans, family=args.family, max_steps=args.max_steps)
+    idle = [others_busy()]
     loads = [load()[0]]
     # The cluster is started before the clock, as a user with a running cluster would have it.
     with cv.large_sweeps.local_client(args.workers) as client:
@@ -81,6 +82,7 @@ def main(argv: list[str] | None = None) -> None:
                          progress=True)
         seconds = time.perf_counter() - start
     loads.append(load()[0])
+    idle.append(others_busy())
     record = summarize(
         frame,
         seed=args.seed,
@@ -91,6 +93,7 @@ def main(argv: list[str] | None = None) -> None:
         seconds=seconds,
         loads=loads,
     )
+    record["others_busy_cores_before_after"] = idle
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = out.with_name(f".{out.name}.tmp")
