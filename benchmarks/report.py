@@ -240,6 +240,53 @@ def with_readme_table(readme: str, record: Mapping[str, Any]) -> str:
     return f"{head}{README_BEGIN}\n{readme_table(record)}\n{README_END}{tail}"
 
 
+def verdicts(record: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """Each ratio target of ``RATIO_TARGETS`` against the record: the measured ratio and whether it is met.
+
+    A target whose row is missing, busy or (for the parallel rows) not on an
+    otherwise idle machine is "not judged" (``met`` None), never met.
+
+    Parameters
+    ----------
+    record : dict
+        A benchmark record.
+
+    Returns
+    -------
+    dict
+        Target name to ``{"target", "ratio", "met", "why"}``.
+    """
+    from .cases import RATIO_TARGETS
+
+    got: dict[str, tuple[float | None, str]] = {}
+    grid = _find(record, "grid", 96)
+    if grid is not None and "original" in grid and not is_busy(record, grid):
+        got["grid_vs_original"] = (grid["original"]["cpu_median_s"] / grid["fast"]["cpu_median_s"], "")
+    s = record.get("startup", {})
+    if "cold_start" in s and not is_busy(record, s["cold_start"]):
+        cold = s["cold_start"]["cpu_median_s"]
+        if "original_cold_start" in s:
+            got["cold_start_vs_original"] = (cold / s["original_cold_start"]["cpu_median_s"], "")
+        got["cold_start_vs_interpreter"] = (cold / s["interpreter"]["cpu_median_s"], "")
+    family = next((r for r in record.get("cases", []) if r["case"] == "random_family"), None)
+    if family is not None and not is_busy(record, family):
+        got["random_family_vs_reference"] = (family["ratio"], "")
+    if "sweeps" in record and parallel_counts(record):
+        backends = record["sweeps"]["throughput"]["backends"]
+        got["processes_vs_serial"] = (backends["processes"]["speedup_vs_serial_wall"], "")
+        got["dask_vs_serial"] = (backends["dask"]["speedup_vs_serial_wall"], "")
+    out = {}
+    at_most = {"cold_start_vs_original", "cold_start_vs_interpreter"}
+    for name, target in RATIO_TARGETS.items():
+        if name not in got:
+            out[name] = {"target": target, "ratio": None, "met": None, "why": "not measured, busy or not idle"}
+            continue
+        ratio = got[name][0]
+        met = ratio <= target if name in at_most else ratio >= target
+        out[name] = {"target": target, "ratio": ratio, "met": met, "why": "at most" if name in at_most else "at least"}
+    return out
+
+
 def format_table(record: Mapping[str, Any]) -> str:
     """The console summary of a record: one line per row, with both ratios where the original was run.
 
@@ -299,4 +346,10 @@ def format_table(record: Mapping[str, Any]) -> str:
         st = w["startup"]
         lines.append(f"first processes sweep: fork server {st['forkserver']['wall_median_s']:.2f} s, "
                      f"spawn {st['spawn']['wall_median_s']:.2f} s (wall)")
+    lines.append("targets:")
+    for name, v in verdicts(record).items():
+        if v["met"] is None:
+            lines.append(f"  {name:<28} target {v['target']:g}: not judged ({v['why']})")
+        else:
+            lines.append(f"  {name:<28} {v['ratio']:.2f} ({v['why']} {v['target']:g}): {'met' if v['met'] else 'MISSED'}")
     return "\n".join(lines)

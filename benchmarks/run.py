@@ -38,7 +38,7 @@ from typing import Any
 
 from .cases import CASES, FAMILY_SEED, PEAK_TARGET_MIB, QUOTED, QUOTED_PEAK_MIB, QUOTED_SOURCE, TARGETS
 from .machine import describe, load
-from .report import format_table, mark_busy
+from .report import format_table, mark_busy, verdicts
 
 OUT = Path("data/benchmarks/latest.json")
 MILLION = 1_000_000
@@ -313,6 +313,7 @@ def main(argv: list[str] | None = None) -> None:
         print("  sweeps measured", file=sys.stderr)
     record["load_average_end"] = load()
     mark_busy(record)
+    record["verdicts"] = verdicts(record)
     print(format_table(record))
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)

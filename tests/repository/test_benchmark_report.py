@@ -218,3 +218,15 @@ def test_the_floor_runs_its_own_plans_by_the_law() -> None:
     assert rows == floor.family(3, sizes) and rows != floor.family(4, sizes)
     assert any(b > 0 for b, _, _ in rows)
     assert not floor.law_holds([(2, 0, 1)]) and not floor.law_holds([(1, 1, 1)])
+
+
+def test_targets_are_judged_only_on_rows_that_count(record: dict) -> None:
+    got = report.verdicts(record)
+    assert got["grid_vs_original"]["ratio"] == pytest.approx(11.0) and got["grid_vs_original"]["met"] is True
+    assert got["processes_vs_serial"]["met"] is True and got["dask_vs_serial"]["met"] is True  # 1.90 and 1.67
+    assert got["cold_start_vs_original"]["met"] is None  # no start-up row: not judged, never met
+    record["cases"][1]["load_after"] = [3.2, 1.0, 1.0]  # the grid now measured busy
+    record["sweeps"]["others_busy_cores"] = [0.6, 0.1]
+    got = report.verdicts(record)
+    assert got["grid_vs_original"]["met"] is None and got["processes_vs_serial"]["met"] is None
+    assert "not judged" in report.format_table(record)
