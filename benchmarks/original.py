@@ -168,6 +168,9 @@ def comparable_fast(case: str, result: Any) -> Any:
     """
     if case == "grid":
         frame = result.to_frame() if hasattr(result, "to_frame") else result
-        columns = {c: list(frame[c]) for c in GRID_COLUMNS}
-        return sorted(zip(*(columns[c] for c in GRID_COLUMNS)))
+        names = set(frame.columns)
+        # cvlib's names for the original's columns (steps, not nodes; one column per policy, {policy}_{metric})
+        ours = {"total_nodes": "total_steps", "validity_pfw": "validity_aware_pfw"}
+        columns = [ours[c] if c in ours and ours[c] in names else c for c in GRID_COLUMNS]
+        return sorted(zip(*(list(frame[c]) for c in columns)))
     return result_fields(result.baseline), result_fields(result.validity_aware)

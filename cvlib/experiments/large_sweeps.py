@@ -40,6 +40,7 @@ import hashlib
 import json
 import math
 import os
+import sys
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -343,6 +344,49 @@ def _watch_parent(lifeline: Any) -> None:
     threading.Thread(target=wait, name="cvlib-sweep-lifeline", daemon=True).start()
 
 
+def _uses_main(spec: object) -> bool:
+    """Whether ``spec`` (pickled, as it travels to workers) refers to anything defined in ``__main__``."""
+    import pickle
+
+    return b"__main__" in pickle.dumps(spec)
+
+
+@contextmanager
+def _workers_skip_main(spec: object) -> Iterator[None]:
+    """While workers start, keep them from re-running the sweeping process's main script, unless the spec needs it.
+
+    A worker started by the fork server (or spawned, as Dask's are) first
+    re-runs the main module from ``__main__.__file__``. A sweep of cvlib's
+    specs never needs it, and it breaks two common cases: a script read from
+    standard input (``python - <<EOF``: no file ``<stdin>``, every worker died
+    at once with a raw ``BrokenProcessPool``) and a script without an
+    ``if __name__ == "__main__":`` guard (each worker would start the sweep
+    again). So the main module's file is hidden while the workers start. A
+    spec or policy defined in the main script itself does need it: then the
+    file is left alone (a script needs the guard, as with any
+    multiprocessing), and a script on standard input gets a one-line
+    :class:`~cvlib.core.errors.SweepError` instead, since no worker can import it.
+    """
+    main = sys.modules.get("__main__")
+    path = getattr(main, "__file__", None)
+    if main is None or path is None:  # python -c, a notebook kernel's own main: nothing to re-run
+        yield
+        return
+    if _uses_main(spec):
+        if not os.path.isfile(path):
+            raise SweepError(
+                f"this sweep's spec or policies are defined in {path!r}, which worker processes cannot import; "
+                "define them in a module, or use backend='serial'"
+            )
+        yield
+        return
+    del main.__file__
+    try:
+        yield
+    finally:
+        main.__file__ = path
+
+
 def _processes(spec: SweepSpec, todo: list[tuple[int, int, int]], workers: int, **_: Any) -> Iterator[tuple[int, pa.Table]]:
     from concurrent.futures import ProcessPoolExecutor, as_completed
 
@@ -352,7 +396,8 @@ def _processes(spec: SweepSpec, todo: list[tuple[int, int, int]], workers: int, 
         with ProcessPoolExecutor(
             max_workers=workers, mp_context=context, initializer=_watch_parent, initargs=(lifeline,)
         ) as pool:
-            futures = {pool.submit(_chunk_table, spec, lo, hi): chunk for chunk, lo, hi in todo}
+            with _workers_skip_main(spec):  # the workers start at the first submit
+                futures = {pool.submit(_chunk_table, spec, lo, hi): chunk for chunk, lo, hi in todo}
             for future in as_completed(futures):
                 yield futures[future], future.result()
     finally:
@@ -424,13 +469,14 @@ def local_client(workers: int = 2) -> Iterator[Any]:
     from dask.distributed import Client, LocalCluster
 
     workers = require_int("workers", workers, minimum=1)
-    cluster = LocalCluster(
-        n_workers=workers,
-        threads_per_worker=1,
-        processes=True,
-        dashboard_address=":0",  # any free port: never clash with a running cluster
-        silence_logs=logging.CRITICAL,
-    )
+    with _workers_skip_main(None):  # the workers start here, as spawned interpreters
+        cluster = LocalCluster(
+            n_workers=workers,
+            threads_per_worker=1,
+            processes=True,
+            dashboard_address=":0",  # any free port: never clash with a running cluster
+            silence_logs=logging.CRITICAL,
+        )
     try:
         with Client(cluster) as client:
             yield client
