@@ -31,7 +31,7 @@ GRID_PHASES = {
     "setup": "facts, event, budget, set-up check",
     "structure": "closure size, invalidation depth, law",
     "executors": "both executors, on fresh worlds",
-    "table": "rows and the DataFrame",
+    "table": "the rows",
 }
 
 
@@ -54,10 +54,9 @@ def _setup(plan: cv.PlanGraph, params: dict[str, int]) -> ScenarioSetup:
 
 
 def grid_phases(repeats: int) -> dict[str, Any]:
-    """Each phase of ``cv.topology_grid()`` timed over the 96 configurations, and the whole grid."""
-    import pandas as pd
-
+    """Each phase of ``cv.topology_grid(as_frame=False)`` timed over the 96 configurations, and the whole grid."""
     from cvlib.experiments.article import run_row
+    from cvlib.experiments.rows import Rows
 
     configs = _grid_configs()
     d2 = named.get_scenario("D2")
@@ -101,7 +100,7 @@ def grid_phases(repeats: int) -> dict[str, Any]:
         for (d, b, m), s, st, (base, va) in zip(configs, state["setups"], state["structures"], state["results"]):
             run = ScenarioRun("D2", s.params, st, {"baseline": base, "validity_aware": va})
             rows.append({"depth": d, "branching_factor": b, "merge_factor": m, **run_row(run)})
-        pd.DataFrame(rows)
+        Rows.from_dicts(rows)
 
     def pipeline() -> None:
         # The phases that need their predecessors' state, one after the other, untimed.
@@ -115,7 +114,7 @@ def grid_phases(repeats: int) -> dict[str, Any]:
         "checks": checks, "draws": draws, "plans": plans, "setup": setup,
         "structure": structure, "executors": executors, "table": table,
     }
-    timed = _phases_in_order(phase_jobs, cv.topology_grid, repeats, state.clear)
+    timed = _phases_in_order(phase_jobs, lambda: cv.topology_grid(as_frame=False), repeats, state.clear)
     return _report(timed, GRID_PHASES, nested={"draws": "plans"}, steps=sum(len(p) for p in state["plans"]))
 
 

@@ -40,10 +40,9 @@ def reference_scenario(name: str, **params: Any) -> ScenarioRun:
 
 
 def reference_topology_grid():
-    """``cv.topology_grid()`` with the plain loop: every plan built, both executors, rows and the DataFrame."""
-    import pandas as pd
-
+    """``cv.topology_grid(as_frame=False)`` with the plain loop: every plan built, both executors, the rows."""
     from cvlib.experiments.article import GRID_BRANCHING, GRID_DEPTHS, GRID_MERGING, run_row
+    from cvlib.experiments.rows import Rows
 
     rows = []
     for depth in GRID_DEPTHS:
@@ -51,7 +50,7 @@ def reference_topology_grid():
             for mf in GRID_MERGING:
                 run = reference_scenario("D2", depth=depth, branching_factor=bf, merge_factor=mf, seed=0)
                 rows.append({"depth": depth, "branching_factor": bf, "merge_factor": mf, **run_row(run)})
-    return pd.DataFrame(rows)
+    return Rows.from_dicts(rows)
 
 
 def family_rows(seed: int, count: int, *, reference: bool) -> list[tuple[int, int, int]]:

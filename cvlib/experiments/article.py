@@ -1,4 +1,4 @@
-"""The article's sweeps, each returned as a tidy DataFrame.
+"""The article's sweeps, each returned as a tidy DataFrame (the grid also as plain rows, without pandas).
 
 One row per configuration, stable column names, rows in the order the
 parameters were given: notebooks plot them, tests compare them. Every sweep
@@ -9,16 +9,18 @@ are columns named ``{policy}_{metric}`` (:func:`~cvlib.core.executors.policy_col
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 from cvlib.core.errors import ParameterError
 from cvlib.core.executors import BASELINE, VALIDITY_AWARE, PolicyLike, policy_column, policy_columns
 from cvlib.core.validation import require_ints
+from cvlib.experiments.rows import Rows
 from cvlib.experiments.windows import outcomes_by_budget, published_budgets
 from cvlib.scenarios.named import run_scenario, setup_scenario
 from cvlib.scenarios.setup import ScenarioRun, run_setups
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
 
 #: The per-executor quantities of :func:`run_row`, in column order (each column ``{policy}_{metric}``).
 ROW_METRICS = ("pfw", "steps", "completed", "scur")
@@ -62,6 +64,30 @@ def run_row(run: ScenarioRun) -> dict[str, Any]:
     return row
 
 
+@overload
+def topology_grid(
+    depths: Sequence[int] = ...,
+    branching_factors: Sequence[int] = ...,
+    merge_factors: Sequence[int] = ...,
+    seed: int = ...,
+    *,
+    policies: Iterable[PolicyLike] | None = ...,
+    as_frame: Literal[True] = ...,
+) -> pd.DataFrame: ...
+
+
+@overload
+def topology_grid(
+    depths: Sequence[int] = ...,
+    branching_factors: Sequence[int] = ...,
+    merge_factors: Sequence[int] = ...,
+    seed: int = ...,
+    *,
+    policies: Iterable[PolicyLike] | None = ...,
+    as_frame: Literal[False],
+) -> Rows: ...
+
+
 def topology_grid(
     depths: Sequence[int] = GRID_DEPTHS,
     branching_factors: Sequence[int] = GRID_BRANCHING,
@@ -69,7 +95,8 @@ def topology_grid(
     seed: int = 0,
     *,
     policies: Iterable[PolicyLike] | None = None,
-) -> pd.DataFrame:
+    as_frame: bool = True,
+) -> pd.DataFrame | Rows:
     """Scenario D2 over every (depth, branching factor, merge factor), the break before the plan starts.
 
     Every plan is built first, then all are run together
@@ -84,10 +111,14 @@ def topology_grid(
         Seed of the wiring.
     policies : list of (str or ~cvlib.core.executors.Policy), optional
         The executors, in order; None is the article's two.
+    as_frame : bool
+        Return a DataFrame (the default); False returns the same rows as
+        :class:`~cvlib.experiments.rows.Rows`, without importing pandas
+        (``.to_frame()`` gives the frame later).
 
     Returns
     -------
-    pandas.DataFrame
+    pandas.DataFrame or Rows
         One row per configuration (:func:`run_row` plus the three parameters).
     """
     configs = [
@@ -97,12 +128,13 @@ def topology_grid(
         for mf in require_ints("merge_factors", merge_factors, minimum=1)
     ]
     setups = [setup_scenario("D2", depth=d, branching_factor=bf, merge_factor=mf, seed=seed) for d, bf, mf in configs]
-    return pd.DataFrame(
+    rows = Rows.from_dicts(
         [
             {"depth": d, "branching_factor": bf, "merge_factor": mf, **run_row(run)}
             for (d, bf, mf), run in zip(configs, run_setups(setups, policies=policies))
         ]
     )
+    return rows.to_frame() if as_frame else rows
 
 
 def depth_sweep(
@@ -124,6 +156,8 @@ def depth_sweep(
     pandas.DataFrame
         One row per depth.
     """
+    import pandas as pd
+
     return pd.DataFrame(
         [
             {"depth": d, **run_row(run_scenario("D1", depth=d, change_tick=change_tick, policies=policies))}
@@ -161,6 +195,8 @@ def isolation_sweep(
             "D3", pre_merge_depth=pre_merge_depth, num_branches=b, post_merge_depth=post_merge_depth, policies=policies
         )
         rows.append({"num_branches": b, **run_row(run)})
+    import pandas as pd
+
     return pd.DataFrame(rows)
 
 
@@ -192,6 +228,8 @@ def budget_sweep(
     setup = setup_scenario("A", depth=depth, change_tick=change_tick)
     if budgets is None:
         budgets = published_budgets(setup.budget)
+    import pandas as pd
+
     return pd.DataFrame([o.row() for o in outcomes_by_budget(setup, budgets, policies=policies)])
 
 

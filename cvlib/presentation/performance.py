@@ -49,7 +49,7 @@ PHASE_NAMES: dict[str, str] = {
     "setup": "facts, event, budget, set-up check",
     "structure": "structure summary",
     "executors": "both executors",
-    "table": "rows and DataFrame",
+    "table": "the rows",
     "remainder": "the rest (calls between phases)",
 }
 
