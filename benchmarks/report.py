@@ -80,6 +80,11 @@ def _seconds(value: float) -> str:
     return f"{value:.3g} s"
 
 
+def _efficiency(row: Mapping[str, Any]) -> str:
+    """A parallel row's efficiency (serial time over workers times its own), when recorded."""
+    return "" if "efficiency" not in row else f", {100 * row['efficiency']:.0f} % efficient"
+
+
 def _mib(value: float) -> str:
     return f"{value:.0f} MiB"
 
@@ -199,7 +204,7 @@ def readme_table(record: Mapping[str, Any]) -> str:
             else:
                 lines.append(
                     f"| {label} | {_seconds(row['wall_median_s'])} | {_seconds(serial)} (serial backend) "
-                    f"| {row['speedup_vs_serial_wall']:.2f}× faster | | |"
+                    f"| {row['speedup_vs_serial_wall']:.2f}× faster{_efficiency(row)} | | |"
                 )
     lines.append("")
     source = record.get("original") or record.get("quoted_source", "")

@@ -294,6 +294,11 @@ def _chunk_table(spec: SweepSpec, start: int, stop: int) -> pa.Table:
     return pa.Table.from_pandas(pd.DataFrame(spec.rows(start, stop)), preserve_index=False)
 
 
+def _chunk_parquet(spec: SweepSpec, start: int, stop: int) -> bytes:
+    """:func:`_chunk_table` encoded as Parquet where it was computed, so a worker, not the sweeping process, pays."""
+    return _parquet_bytes(_chunk_table(spec, start, stop))
+
+
 def _parquet_bytes(table: pa.Table) -> bytes:
     """The table as the bytes of a Parquet file: what a checkpoint stores and hashes."""
     sink = pa.BufferOutputStream()
@@ -421,7 +426,7 @@ def _workers_skip_main(spec: object) -> Iterator[None]:
         main.__file__ = path
 
 
-def _processes(spec: SweepSpec, todo: list[tuple[int, int, int]], workers: int, **_: Any) -> Iterator[tuple[int, pa.Table]]:
+def _processes(spec: SweepSpec, todo: list[tuple[int, int, int]], workers: int, **_: Any) -> Iterator[tuple[int, bytes]]:
     import sys
     from concurrent.futures import ProcessPoolExecutor, as_completed
 
@@ -432,7 +437,7 @@ def _processes(spec: SweepSpec, todo: list[tuple[int, int, int]], workers: int, 
             max_workers=workers, mp_context=context, initializer=_watch_parent, initargs=(lifeline, list(sys.path))
         ) as pool:
             with _workers_skip_main(spec):  # the workers start at the first submit
-                futures = {pool.submit(_chunk_table, spec, lo, hi): chunk for chunk, lo, hi in todo}
+                futures = {pool.submit(_chunk_parquet, spec, lo, hi): chunk for chunk, lo, hi in todo}
             for future in as_completed(futures):
                 yield futures[future], future.result()
     finally:
@@ -450,7 +455,7 @@ def _dask(
     retries: int,
     token: str,
     **_: Any,
-) -> Iterator[tuple[int, pa.Table]]:
+) -> Iterator[tuple[int, bytes]]:
     from dask.distributed import Client, as_completed
 
     local = None
@@ -466,7 +471,7 @@ def _dask(
         futures = {}
         for chunk, lo, hi in todo:
             future = client.submit(
-                _chunk_table, spec, lo, hi, key=f"cvlib-sweep-{token}-{chunk}", retries=retries, pure=False
+                _chunk_parquet, spec, lo, hi, key=f"cvlib-sweep-{token}-{chunk}", retries=retries, pure=False
             )
             futures[future] = chunk
         for future in as_completed(futures):
@@ -638,7 +643,7 @@ def _run_chunks(
             ):
                 if chunk in tables:
                     raise SweepError(f"chunk {chunk} came back twice")  # cannot happen: one future per chunk
-                data = _parquet_bytes(table)
+                data = table if isinstance(table, bytes) else _parquet_bytes(table)  # workers send Parquet bytes
                 if store is not None:
                     store.save(chunk, data, table.num_rows)
                 table = _read_parquet_bytes(data)  # what a resumed sweep will read, so both give identical frames
