@@ -27,12 +27,11 @@ one call, skipping syncs until the next tick at which something falls due
 from __future__ import annotations
 
 import heapq
-import random
 import sys
 from collections.abc import Iterable, Mapping
 from collections.abc import Set as AbstractSet
 from enum import Enum
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from cvlib.core.errors import ParameterError, UnknownFactError
 from cvlib.core.events import (
@@ -48,6 +47,9 @@ from cvlib.core.facts import DOUBTFUL_STATES, Fact, ValidityState
 from cvlib.core.graph import RunColumns, Step, StepKind
 from cvlib.core.rules import ORIGINAL, ExecutionRules, check_rules
 from cvlib.core.values import replace, value_class
+
+if TYPE_CHECKING:  # pragma: no cover
+    import random
 
 __all__ = ["BeliefView", "Ledger", "Recorder", "SpendKind", "World"]
 
@@ -300,6 +302,8 @@ class World:
 
     def _noise(self) -> float:
         if self._rng is None:
+            import random  # only noisy verification draws: a scenario without it never loads the module
+
             self._rng = random.Random(self.rules.verification.seed)
         return self._rng.random()
 

@@ -17,7 +17,6 @@ algorithm.
 from __future__ import annotations
 
 import math
-import random
 from array import array
 from bisect import bisect_right
 from collections.abc import Callable, Iterator, Sequence
@@ -428,6 +427,8 @@ def branching(
     merge_factor = require_int("merge_factor", merge_factor, minimum=1)
     seed = require_int("seed", seed)
     root_fact = require_name("root_fact", root_fact)
+    import random  # only the diamonds draw: a chain never loads the module
+
     getrandbits = random.Random(seed).getrandbits
     widths = branching_layer_widths(depth, branching_factor, merge_factor)
     n = sum(widths)
