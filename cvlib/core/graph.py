@@ -284,8 +284,9 @@ class RunColumns(NamedTuple):
 class PlanGraph:
     """An immutable, validated dependency graph of plan steps.
 
-    Build one from a sequence of :class:`Step` values, ``PlanGraph(steps)``
-    (or with a generator in :mod:`cvlib.scenarios.generators`). Construction fails with a clear error on a
+    Build one from a sequence of :class:`Step` values, ``PlanGraph(steps)``,
+    from trusted columns with :meth:`from_columns`, or with a generator in
+    :mod:`cvlib.scenarios.generators`. Construction fails with a clear error on a
     duplicate id, an unknown predecessor or a cycle.
     """
 
@@ -333,7 +334,7 @@ class PlanGraph:
         )
 
     @classmethod
-    def _from_columns(
+    def from_columns(
         cls,
         ids: Sequence[str],
         kinds: Sequence[StepKind] | bytes,
@@ -346,20 +347,67 @@ class PlanGraph:
         links: list[int] | None = None,
         longest: int | None = None,
     ) -> PlanGraph:
-        """The trusted constructor used by generators: columns known to be valid by construction.
+        """A plan from its columns, trusted as valid: how a generator builds a large plan without a Step per step.
 
-        ``ids`` is a list or a :class:`CompactIds`; ``kinds`` one
-        :class:`StepKind` per step or the one-byte codes of :func:`kind_codes`;
-        ``predecessors`` one tuple of step indices per step, or a :class:`CSR`
-        pair (an ``(array("q"), array("q"))`` tuple is read as one too). What a
-        generator knows by construction it may hand over, and its tests check
-        it against the general algorithms: ``order`` (Kahn's), ``closures``,
-        ``run_starts`` (where the runs of shared closure objects start, in
-        execution order, followed by the number of steps), ``links`` (the
-        positions that start a link, see :meth:`_link_starts`) and
-        ``longest`` (the number of steps on a longest path). Ids are assumed
-        unique and the graph acyclic.
+        ``PlanGraph(steps)`` checks every step and builds the columns itself;
+        a generator that knows its plan is well formed by construction hands
+        the columns over directly, so a plan of a million steps is a few
+        C-level passes. Only the columns' lengths are checked here (in
+        constant time): ids are assumed unique, predecessors in range and
+        the graph acyclic, so build from :class:`Step` values when the input
+        is not known to be valid. What the generator also knows by
+        construction (the order, the closures, ...) it may hand over too,
+        checked against the general algorithms by the generator's own tests.
+
+        Parameters
+        ----------
+        ids : sequence of str
+            Step ids: a list, or a :class:`CompactIds` that makes them from the index.
+        kinds : sequence of StepKind or bytes
+            One kind per step, or the one-byte codes of :func:`kind_codes`.
+        requires : sequence of frozenset of str
+            The facts each step requires.
+        predecessors : sequence of tuple of int, or CSR
+            One tuple of step indices per step, or a :class:`CSR` pair (an
+            ``(array("q"), array("q"))`` tuple is read as one too).
+        order : sequence of int, optional
+            The execution order (Kahn's, ties broken by the smallest id as a
+            string); None computes it.
+        closures : sequence of frozenset of str, optional
+            Each step's closure (the facts it rests on, through its
+            ancestors), by step index; None computes them.
+        run_starts : list of int, optional
+            Where the runs of shared closure objects start, in execution
+            order, followed by the number of steps.
+        links : list of int, optional
+            The positions that start a link (see :meth:`_link_starts`).
+        longest : int, optional
+            The number of steps on a longest path.
+
+        Returns
+        -------
+        PlanGraph
         """
+        n = len(ids)
+        if n == 0:
+            raise ParameterError("a plan needs at least one step, got none")
+        counts = {"kinds": len(kinds), "requires": len(requires)}
+        if order is not None:
+            counts["order"] = len(order)
+        if closures is not None:
+            counts["closures"] = len(closures)
+        if isinstance(predecessors, CSR) or (
+            isinstance(predecessors, tuple) and len(predecessors) == 2 and isinstance(predecessors[0], array)
+        ):
+            if len(predecessors[0]) != n + 1:
+                raise ParameterError(
+                    f"a plan of {n} steps needs {n + 1} predecessor pointers, got {len(predecessors[0])}"
+                )
+        else:
+            counts["predecessors"] = len(predecessors)
+        for column, count in counts.items():
+            if count != n:
+                raise ParameterError(f"a plan of {n} steps needs one {column} entry per step, got {count}")
         graph = object.__new__(cls)
         codes = kinds if isinstance(kinds, bytes) else kind_codes(kinds)
         graph._setup(ids, codes, requires, predecessors, order=order, closures=closures)

@@ -190,7 +190,7 @@ def chain(depth: int, root_fact: str = "F1") -> PlanGraph:
     pointers = array("q", range(-1, depth))
     pointers[0] = 0
     indices = array("q", range(depth - 1))
-    return PlanGraph._from_columns(
+    return PlanGraph.from_columns(
         _NumberedIds("S", depth),
         kinds,
         _SparseRequires(depth, {0: root}),
@@ -452,7 +452,7 @@ def branching(
     root = frozenset({root_fact})
     # Every step descends from layer 0, so every closure is {root_fact}, one run;
     # every layer after the first rests on the one before, so a longest path has a step per layer.
-    return PlanGraph._from_columns(
+    return PlanGraph.from_columns(
         _LayerIds(widths),
         bytes(kinds),
         _SparseRequires(n, dict.fromkeys(range(widths[0]), root)),
@@ -517,7 +517,7 @@ def multi_branch(pre_merge_depth: int, num_branches: int, post_merge_depth: int)
     # segment, which continues the only branch's run and link when there is one
     # branch. A longest path is a branch and the shared segment.
     branch_starts = list(range(0, b * p, p))
-    return PlanGraph._from_columns(
+    return PlanGraph.from_columns(
         _BranchIds(p, b, q),
         kinds,
         requires,
