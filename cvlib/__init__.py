@@ -116,7 +116,6 @@ _MODULES: dict[str, str] = {
     # scenarios
     "builders": "cvlib.scenarios.builders",
     "generators": "cvlib.scenarios.generators",
-    "plan_families": "cvlib.scenarios.plan_families",
     "random_plans": "cvlib.scenarios.random_plans",
     "sizes": "cvlib.scenarios.sizes",
     "spec": "cvlib.scenarios.spec",

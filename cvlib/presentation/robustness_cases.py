@@ -300,7 +300,7 @@ CASES: tuple[Case, ...] = (
          "would have up to 99,999,901 steps"),
     _api("api-fan-out", "cv.random_plans.isolated_fan_out(10**4, 10**4, seed=0)", "SizeLimitError",
          "would have up to 200,010,002 steps"),
-    _api("api-staged", "cv.plan_families.staged_chain(10**8, 3)", "SizeLimitError", "a chain of depth 100,000,000"),
+    _api("api-staged", "cv.chain(10**8, num_actions=3)", "SizeLimitError", "a chain of depth 100,000,000"),
     _api("api-family-count", "cv.RandomFamily(seed=0, count=10**9)", "SizeLimitError",
          "count asks for 1,000,000,000 runs", "the limit is 10,000,000"),
     _api("api-family-size", "cv.RandomFamily(seed=0, count=10, max_steps=10**9)", "SizeLimitError",
