@@ -626,7 +626,10 @@ GENERATORS = {"chain": chain, "branching": branching, "multi_branch": multi_bran
 
 
 def generate(name: str, **params: object) -> PlanGraph:
-    """Build a plan with the generator called ``name`` (used by scenario spec files).
+    """Build a plan with the deterministic generator called ``name``.
+
+    Spec files reach these and the random families too, through
+    :data:`cvlib.scenarios.spec.PLAN_GENERATORS`.
 
     Parameters
     ----------
