@@ -344,7 +344,7 @@ CASES: tuple[Case, ...] = (
     _spec("spec-huge-diamond", "a spec asking for a diamond of branching factor 10^6", "huge-diamond.yaml", 1,
           "would have about 10^18 steps"),
     _spec("spec-unknown-generator", "an unknown generator", "unknown-generator.yaml", 1,
-          "unknown plan generator 'spiral'", "chain, multi_branch"),
+          "unknown plan generator 'spiral'", "chain, branching, multi_branch, layered, fan_out, random"),
     _spec("spec-cycle", "explicit steps with a cycle", "cycle.json", 1, "the plan has a cycle"),
     _spec("spec-python-tag", "a !!python/object tag", "python-tag.yaml", 1,
           "could not be parsed", "could not determine a constructor for the tag"),

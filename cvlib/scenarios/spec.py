@@ -88,7 +88,7 @@ def random_plan(family: str, seed: int = 0, max_steps: int = 60) -> PlanGraph:
     return random_plans.random_plan(family, seed, max_steps)[0]
 
 
-#: The plan generators a spec's ``plan.generator`` may name, by name: every plan family of the library.
+#: The plan generators a spec's ``plan.generator`` may name, by name (every plan family of the library).
 PLAN_GENERATORS: dict[str, Callable[..., PlanGraph]] = {
     **generators.GENERATORS,
     "layered": random_plans.layered_dag,
