@@ -7,11 +7,14 @@ that correct them, alone and together; :func:`headline_results` recomputes
 every published number under any of them, so :func:`errata_table` can say,
 quantity by quantity, what changes. :func:`sensitivity` varies each
 headline's parameters one at a time around the published point.
+:func:`deep_frame` and :func:`deep_findings` take the law past the published
+grid (:func:`~cvlib.experiments.law_check.deep_sweep`), under the article's
+string tie-break and under the numeric one.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,7 +24,7 @@ from cvlib.core.errors import ParameterError
 from cvlib.core.law import break_ticks, predicted_pfw
 from cvlib.core.rules import ORIGINAL, ExecutionRules
 from cvlib.experiments.article import GRID_BRANCHING, GRID_DEPTHS, GRID_MERGING
-from cvlib.experiments.law_check import LAW_CASES
+from cvlib.experiments.law_check import LAW_CASES, DeepCase, summarize_deep
 from cvlib.experiments.windows import outcomes_by_budget, published_budgets, window_text
 from cvlib.scenarios.named import run_scenario, setup_scenario
 from cvlib.scenarios.setup import ScenarioRun
@@ -266,3 +269,99 @@ def sensitivity(name: str, rules: str | ExecutionRules = "original") -> pd.DataF
     if corrected.is_original:
         frame = frame.drop(columns="corrected")
     return frame
+
+
+# -- the law past the published grid -----------------------------------------------------------
+
+
+def deep_frame(cases: Sequence[DeepCase], *, affected_only: bool = True) -> pd.DataFrame:
+    """A sweep past the grid as a table: per diamond, where the action runs and what each law says.
+
+    Parameters
+    ----------
+    cases : list of DeepCase
+        A :func:`~cvlib.experiments.law_check.deep_sweep`.
+    affected_only : bool
+        Keep only the diamonds whose action is not the last step.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns depth, branching_factor, merge_factor, steps, action_position,
+        never_run, measured_pfw, article_pfw (the closed form), general_pfw,
+        closed_form_holds, general_holds.
+    """
+    rows = [
+        {
+            "depth": c.depth,
+            "branching_factor": c.branching_factor,
+            "merge_factor": c.merge_factor,
+            "steps": c.steps,
+            "action_position": c.action_position,
+            "never_run": c.never_run,
+            "measured_pfw": c.measured_pfw,
+            "article_pfw": c.closed_form_pfw,
+            "general_pfw": c.general_pfw,
+            "closed_form_holds": c.closed_form_holds,
+            "general_holds": c.general_holds,
+        }
+        for c in cases
+        if not (affected_only and c.action_last)
+    ]
+    return pd.DataFrame(rows, columns=[
+        "depth", "branching_factor", "merge_factor", "steps", "action_position", "never_run", "measured_pfw",
+        "article_pfw", "general_pfw", "closed_form_holds", "general_holds",
+    ])
+
+
+def deep_findings(faithful: Sequence[DeepCase], numeric: Sequence[DeepCase]) -> dict[str, Any]:
+    """The numbers the X5 section on deep diamonds glues, keyed by glue key.
+
+    Parameters
+    ----------
+    faithful : list of DeepCase
+        The sweep under the article's string tie-break.
+    numeric : list of DeepCase
+        The same sweep under the numeric tie-break.
+
+    Returns
+    -------
+    dict
+        ``X5_deep_first_depth`` (the smallest depth whose action is not last,
+        None when none is), ``X5_deep_cases`` (diamonds affected),
+        ``X5_deep_original_mismatches`` (diamonds where the article's closed
+        form differs from the run), ``X5_deep_general_mismatches``, the
+        configuration count and depth range, the numeric tie-break's affected
+        diamonds and closed-form mismatches, and the first affected diamond as
+        the worked example (depth, factors, steps, steps before and after the
+        action, closed form).
+    """
+    if not faithful or not numeric:
+        raise ParameterError("deep_findings needs two non-empty sweeps (string and numeric tie-break)")
+    found, fixed = summarize_deep(faithful), summarize_deep(numeric)
+    out: dict[str, Any] = {
+        "X5_deep_first_depth": found.first_depth,
+        "X5_deep_cases": found.cases,
+        "X5_deep_original_mismatches": found.closed_form_mismatches,
+        "X5_deep_general_mismatches": found.general_mismatches,
+        "X5_deep_configurations": found.configurations,
+        "X5_deep_depth_low": min(c.depth for c in faithful),
+        "X5_deep_depth_high": max(c.depth for c in faithful),
+        "X5_deep_grid_depth": max(GRID_DEPTHS),
+        "X5_deep_numeric_cases": fixed.cases,
+        "X5_deep_numeric_mismatches": fixed.closed_form_mismatches,
+        "X5_deep_numeric_general_mismatches": fixed.general_mismatches,
+    }
+    example = next((c for c in faithful if not c.action_last), None)
+    if example is not None:
+        out.update({
+            "X5_deep_example_depth": example.depth,
+            "X5_deep_example_branching": example.branching_factor,
+            "X5_deep_example_merge": example.merge_factor,
+            "X5_deep_example_steps": example.steps,
+            "X5_deep_example_before": example.action_position,
+            "X5_deep_example_after": example.never_run,
+            "X5_deep_example_article": example.closed_form_pfw,
+            "X5_deep_example_measured": example.measured_pfw,
+        })
+    return out
