@@ -352,16 +352,59 @@ def deep_findings(faithful: Sequence[DeepCase], numeric: Sequence[DeepCase]) -> 
         "X5_deep_numeric_mismatches": fixed.closed_form_mismatches,
         "X5_deep_numeric_general_mismatches": fixed.general_mismatches,
     }
-    example = next((c for c in faithful if not c.action_last), None)
-    if example is not None:
-        out.update({
-            "X5_deep_example_depth": example.depth,
-            "X5_deep_example_branching": example.branching_factor,
-            "X5_deep_example_merge": example.merge_factor,
-            "X5_deep_example_steps": example.steps,
-            "X5_deep_example_before": example.action_position,
-            "X5_deep_example_after": example.never_run,
-            "X5_deep_example_article": example.closed_form_pfw,
-            "X5_deep_example_measured": example.measured_pfw,
-        })
+    example = deep_example(faithful)
+    out.update({
+        "X5_deep_example_depth": example.depth,
+        "X5_deep_example_branching": example.branching_factor,
+        "X5_deep_example_merge": example.merge_factor,
+        "X5_deep_example_steps": example.steps,
+        "X5_deep_example_before": example.action_position,
+        "X5_deep_example_after": example.never_run,
+        "X5_deep_example_article": example.closed_form_pfw,
+        "X5_deep_example_measured": example.measured_pfw,
+    })
     return out
+
+
+def deep_example(cases: Sequence[DeepCase]) -> DeepCase:
+    """The worked example of a sweep: its first diamond whose action is not last, else its last diamond.
+
+    Parameters
+    ----------
+    cases : list of DeepCase
+        A non-empty :func:`~cvlib.experiments.law_check.deep_sweep`.
+
+    Returns
+    -------
+    DeepCase
+    """
+    if not cases:
+        raise ParameterError("deep_example needs a non-empty sweep")
+    return next((c for c in cases if not c.action_last), cases[-1])
+
+
+def deep_summary_frame(sweeps: Mapping[str, Sequence[DeepCase]]) -> pd.DataFrame:
+    """One row per tie-break: diamonds swept, how many run the action before some step, and each law's mismatches.
+
+    Parameters
+    ----------
+    sweeps : mapping of str to list of DeepCase
+        Tie-break name -> its :func:`~cvlib.experiments.law_check.deep_sweep`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns order, configurations, first_depth, cases, closed_form_mismatches, general_mismatches.
+    """
+    rows = []
+    for order, cases in sweeps.items():
+        found = summarize_deep(cases)
+        rows.append({
+            "order": order,
+            "configurations": found.configurations,
+            "first_depth": found.first_depth,
+            "cases": found.cases,
+            "closed_form_mismatches": found.closed_form_mismatches,
+            "general_mismatches": found.general_mismatches,
+        })
+    return pd.DataFrame(rows)
