@@ -234,11 +234,12 @@ def parse_index(text: str) -> int:
     return int(text)
 
 
-#: How the topological order breaks ties among ready steps. ``string``: the
-#: smallest id as a string, the original benchmark's rule (``"L10_0"`` before
-#: ``"L2_0"``). ``numeric``: the smallest id with its digit runs read as
-#: numbers (``"L2_0"`` before ``"L10_0"``), so a layered plan runs layer by layer
-#: whatever the number of digits.
+#: How the topological order may break ties among ready steps.
+#:
+#: ``string`` takes the smallest id as a string, the original benchmark's rule
+#: (``"L10_0"`` before ``"L2_0"``); ``numeric`` takes the smallest id with its
+#: digit runs read as numbers (``"L2_0"`` before ``"L10_0"``), so a layered plan
+#: runs layer by layer whatever the number of digits.
 TIE_BREAKS = ("string", "numeric")
 
 _DIGITS = re.compile(r"(\d+)")

@@ -158,6 +158,22 @@ def errata_table(corrections: Mapping[str, ExecutionRules] | None = None) -> pd.
     return merged
 
 
+def budget_range(window: str) -> str:
+    """A window as prose writes it: ``"8-8"`` is budget ``"8"``, ``"6-8"`` is ``"6–8"`` (an en dash), ``"none"`` stays.
+
+    Parameters
+    ----------
+    window : str
+        A window as :func:`window` returns it.
+
+    Returns
+    -------
+    str
+    """
+    ends = window.split("-")
+    return ends[0] if len(set(ends)) == 1 else window.replace("-", "–")
+
+
 # -- sensitivity ------------------------------------------------------------------------------
 
 
@@ -408,3 +424,26 @@ def deep_summary_frame(sweeps: Mapping[str, Sequence[DeepCase]]) -> pd.DataFrame
             "general_mismatches": found.general_mismatches,
         })
     return pd.DataFrame(rows)
+
+
+def variation(frame: pd.DataFrame, parameter: str, value: Any) -> Any:
+    """The result of one variation of a :func:`sensitivity` table: ``parameter`` set to ``value``.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        A :func:`sensitivity` table.
+    parameter : str
+        The parameter varied.
+    value
+        Its value.
+
+    Returns
+    -------
+    object
+        The ``result`` cell; a :class:`~cvlib.core.errors.ParameterError` when the table has no such variation.
+    """
+    rows = frame[(frame["parameter"] == parameter) & (frame["value"] == value)]
+    if rows.empty:
+        raise ParameterError(f"no variation with {parameter} = {value!r} in this sensitivity table")
+    return rows["result"].iloc[0]

@@ -19,17 +19,13 @@ from cvlib.core.graph import TIE_BREAKS
 from cvlib.core.law import break_ticks, closed_form_applies, predicted_pfw, predicted_pfw_single
 from cvlib.core.rules import ExecutionRules
 from cvlib.core.validation import require_choice, require_int, require_ints
-from cvlib.experiments.article import GRID_BRANCHING, GRID_MERGING
 from cvlib.scenarios.named import setup_scenario
 
 if TYPE_CHECKING:
     import pandas as pd
 
-#: A law case: a label, a named scenario and its parameters.
-LawCase = tuple[str, str, dict[str, int]]
-
 #: The 15 published law cases, each a (label, scenario, parameters) triple.
-LAW_CASES: tuple[LawCase, ...] = (
+LAW_CASES: tuple[tuple[str, str, dict[str, int]], ...] = (
     *((f"D1 chain depth={d}", "D1", {"depth": d}) for d in (1, 2, 3, 5, 10)),
     *((f"A depth=4 tick={t}", "A", {"depth": 4, "change_tick": t}) for t in (0, 1, 2, 3)),
     ("D2 chain-equivalent (6,1,1)", "D2", {"depth": 6, "branching_factor": 1, "merge_factor": 1}),
@@ -38,9 +34,11 @@ LAW_CASES: tuple[LawCase, ...] = (
     *((f"D3 {b} branch{'es' if b > 1 else ''}", "D3", {"num_branches": b}) for b in (1, 4, 8)),
 )
 
-#: Diamonds past the published grid, where the action is not the last step: (depth, branching, merge) 11, 2, 1
-#: (the first depth it happens), 12, 3, 1, and 16, 2, 1 (the deepest of :func:`deep_sweep`'s default range).
-DEEP_LAW_CASES: tuple[LawCase, ...] = tuple(
+#: Diamonds past the published grid whose action is not the last step.
+#:
+#: As (depth, branching, merge): 11, 2, 1 (the first depth it happens), 12, 3,
+#: 1, and 16, 2, 1 (the deepest of :func:`deep_sweep`'s default range).
+DEEP_LAW_CASES: tuple[tuple[str, str, dict[str, int]], ...] = tuple(
     (f"D2 deep ({d},{bf},{mf})", "D2", {"depth": d, "branching_factor": bf, "merge_factor": mf})
     for d, bf, mf in ((11, 2, 1), (12, 3, 1), (16, 2, 1))
 )
@@ -49,7 +47,7 @@ DEEP_LAW_CASES: tuple[LawCase, ...] = tuple(
 CLOSED_FORM, GENERAL = "closed form", "general"
 
 
-def law_rows(cases: Iterable[LawCase] = LAW_CASES) -> list[dict[str, Any]]:
+def law_rows(cases: Iterable[tuple[str, str, dict[str, int]]] = LAW_CASES) -> list[dict[str, Any]]:
     """Predict PFW from structure, run the baseline, and compare, case by case (plain rows, no pandas).
 
     Each case checks the article's closed form (:func:`~cvlib.core.law.predicted_pfw_single`)
@@ -100,7 +98,7 @@ def law_rows(cases: Iterable[LawCase] = LAW_CASES) -> list[dict[str, Any]]:
     return rows
 
 
-def check_law(cases: Iterable[LawCase] = LAW_CASES) -> pd.DataFrame:
+def check_law(cases: Iterable[tuple[str, str, dict[str, int]]] = LAW_CASES) -> pd.DataFrame:
     """:func:`law_rows` as a DataFrame, for notebooks.
 
     Parameters
@@ -119,8 +117,10 @@ def check_law(cases: Iterable[LawCase] = LAW_CASES) -> pd.DataFrame:
 
 # -- past the published grid --------------------------------------------------------------------
 
-#: Depths of the sweep past the grid: the article's grid stops at 8, the first affected depth is 11.
+#: Depths of the sweep past the grid, 3 to 16 (the article's grid stops at 8).
 DEEP_DEPTHS: tuple[int, ...] = tuple(range(3, 17))
+#: Branching and merge factors of the sweep, the article's 1 to 4 (those of its grid, without importing pandas).
+DEEP_FACTORS: tuple[int, ...] = tuple(range(1, 5))
 
 
 @dataclass(frozen=True, slots=True)
@@ -215,8 +215,8 @@ def deep_case(
 
 def deep_sweep(
     depths: Sequence[int] = DEEP_DEPTHS,
-    branching_factors: Sequence[int] = GRID_BRANCHING,
-    merge_factors: Sequence[int] = GRID_MERGING,
+    branching_factors: Sequence[int] = DEEP_FACTORS,
+    merge_factors: Sequence[int] = DEEP_FACTORS,
     *,
     seed: int = 0,
     change_tick: int = 0,

@@ -398,10 +398,10 @@ def tie_break_figure(plan: PlanGraph, tie_breaks: Sequence[str] = ("string", "nu
                 ax.plot([x0, x1], [y0, y1], color="#CCCCCC", linewidth=0.5, zorder=1)
         groups = {"ran": order[:first], "action": order[first : first + 1], "after": order[first + 1 :]}
         styles = {
-            "ran": {"color": PALETTE["baseline"], "marker": "o", "s": 26, "label": "executed before the action"},
+            "ran": {"color": PALETTE["baseline"], "marker": "o", "s": 26, "label": "run before the action"},
             "action": {"color": ACCENTS["law"], "marker": "*", "s": 170, "label": "the action"},
             "after": {"facecolor": "white", "edgecolor": ACCENTS["law"], "marker": "o", "s": 34,
-                      "label": "after the action: never executed"},
+                      "label": "after it: never run"},
         }
         drawn = []
         for name, ids in groups.items():
