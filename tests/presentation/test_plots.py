@@ -240,6 +240,18 @@ def test_change_figure_marks_what_changes():
     assert texts.count("changes") == int(changed.to_numpy().sum())
 
 
+def test_tie_break_figure_marks_the_steps_after_the_action():
+    plan = cv.branching(11, 2, 1, seed=0)
+    fig = _ok(xfig.tie_break_figure(plan))
+    assert len(fig.axes) == 2
+    after = [len(ax.collections[2].get_offsets()) for ax in fig.axes]  # ran, action, after the action
+    assert after == [len(plan) - 1 - plan.topological_order().index("L10_0"), 0]
+    assert [len(ax.collections[0].get_offsets()) + len(ax.collections[1].get_offsets()) for ax in fig.axes] == [
+        len(plan) - after[0], len(plan)]
+    with pytest.raises(ParameterError):
+        xfig.tie_break_figure(plan, ())
+
+
 def test_performance_and_law_at_scale_figures():
     record = cv.performance.load_record(cv.paths.data_path("benchmarks", "latest.json"))
     fig = _ok(cv.performance.scaling_figure(record))
