@@ -26,7 +26,7 @@ from .gate import (
     AnchorStatus,
     Location,
     Note,
-    Status,
+    Status,  # noqa: F401  (the former name of AnchorStatus, still importable)
     SymbolIndex,
     SymbolRef,
     Tier,

@@ -26,7 +26,7 @@ import pandas as pd
 from cvlib.core.errors import ParameterError
 
 from .errors import NotesError
-from .gate import DEPENDENCY_KINDS, Anchor, AnchorStatus, SymbolIndex, classify, dependency_kind, twins_of
+from .gate import Anchor, AnchorStatus, SymbolIndex, classify, dependency_kind, twins_of
 from .symbols import Symbol
 
 #: Columns every release-history table must have.
