@@ -259,12 +259,14 @@ def duplicate_share_by_size(table: pd.DataFrame, kinds: Iterable[str] = NOTE_KIN
     return rows.assign(shared=dup)[["nodes", "shared"] + _project_keys(rows)]
 
 
-def status_totals(replayed: pd.DataFrame, column: str = "status") -> pd.DataFrame:
+def status_totals(replayed: pd.DataFrame, column: str = "status",
+                  groups: Mapping[str, Sequence[str]] | None = None) -> pd.DataFrame:
     """Per project, over all one-release steps: ``steps``, ``notes`` (note-steps) and the count in each status.
 
     ``column`` is ``"status"`` (dependency-aware gate) or ``"status_symbol"``
     (symbol-only gate). A last row ``project == "all"`` pools the projects.
     This is the input :func:`cvlib.notes.trials.expected_stale_edits` expects.
+    ``groups`` adds pooled rows before it (name -> projects, e.g. by language).
     """
     if column not in GATE_COLUMNS.values():
         raise ParameterError(f"column must be one of {', '.join(map(repr, GATE_COLUMNS.values()))}, got {column!r}")
@@ -276,7 +278,12 @@ def status_totals(replayed: pd.DataFrame, column: str = "status") -> pd.DataFram
     counts = counts.reindex(columns=list(STATUS_ORDER), fill_value=0)
     counts.insert(0, "notes", counts.sum(axis=1))
     counts.insert(0, "steps", step.groupby("project")["from_release"].nunique())
-    counts.loc["all"] = counts.sum()
+    projects = list(counts.index)
+    for name, members in (groups or {}).items():
+        present = [m for m in members if m in projects]
+        if present:
+            counts.loc[name] = counts.loc[present].sum()
+    counts.loc["all"] = counts.loc[projects].sum()
     counts.columns.name = None
     return counts.reset_index()
 

@@ -267,7 +267,7 @@ class PythonFile:
         self._tables = self._symtables()
         self._canon_cache: dict[int, str] = {}
         self._rule = "precise"
-        #: Label -> distance from the symbol, of the last :meth:`dependencies` call (0: its own binding).
+        #: Each label's distance from the symbol in the last :meth:`dependencies` call, 0 for its own binding.
         self.depths: dict[str, int] = {}
         self._fallbacks: dict[int, str] = {}
 

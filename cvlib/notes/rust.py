@@ -154,7 +154,7 @@ class RustFile:
             raise UnparsableSource(f"{path!r} nests too deeply to read") from None
         self._headers = {m.header: (m.header_node, m.module) for ms in self.members.values() for m in ms}
         self._by_qualname = {s.qualname: s for s in self.symbols}
-        #: Label -> distance from the symbol, of the last :meth:`dependencies` call (0: its own binding).
+        #: Each label's distance from the symbol in the last :meth:`dependencies` call, 0 for its own binding.
         self.depths: dict[str, int] = {}
         self._header_labels = {m.header: m.header_label for ms in self.members.values() for m in ms}
         self._owner_of_label = {m.label: owner for owner, ms in self.members.items() for m in ms}
