@@ -71,18 +71,18 @@ class CheckpointWarning(UserWarning):
 
 
 def cvlib_version() -> str:
-    """The installed cvlib's version, part of a sweep's identity (another version may compute other rows).
+    """The running cvlib's version (``cvlib.__version__``), part of a sweep's identity: another version may compute other rows.
+
+    The version of the code that runs, not the one an installer recorded, so
+    a source tree on ``PYTHONPATH`` is named for what it is.
 
     Returns
     -------
     str
     """
-    from importlib.metadata import PackageNotFoundError, version
+    import cvlib
 
-    try:
-        return version("cvlib")
-    except PackageNotFoundError:  # pragma: no cover - cvlib run from a source tree without installing it
-        return "unknown"
+    return cvlib.__version__
 
 
 def atomic_write(path: Path, write: Callable[[Path], None]) -> None:

@@ -501,19 +501,19 @@ def sweep(
         One row per task, in task order, whatever the backend.
     """
     if backend not in _RUNNERS:
-        raise SweepError(f"unknown sweep backend {backend!r}; expected one of {', '.join(BACKENDS)}")
+        raise ParameterError(f"unknown sweep backend {backend!r}; expected one of {', '.join(BACKENDS)}")
     workers = require_int("workers", workers, minimum=1)
     chunk_size = require_int("chunk_size", chunk_size, minimum=1)
     retries = require_int("retries", retries, minimum=0)
     if address is not None and backend != "dask":
-        raise SweepError(f"a scheduler address ({address!r}) only makes sense with backend='dask', got {backend!r}")
+        raise ParameterError(f"a scheduler address ({address!r}) only makes sense with backend='dask', got {backend!r}")
     if client is not None:
         if backend != "dask":
-            raise SweepError(f"a Dask client only makes sense with backend='dask', got {backend!r}")
+            raise ParameterError(f"a Dask client only makes sense with backend='dask', got {backend!r}")
         if address is not None:
-            raise SweepError(f"give a Dask client or a scheduler address, not both (address {address!r})")
+            raise ParameterError(f"give a Dask client or a scheduler address, not both (address {address!r})")
         if not callable(getattr(client, "submit", None)):
-            raise SweepError(f"client must be a dask.distributed.Client, got {type(client).__name__}")
+            raise ParameterError(f"client must be a dask.distributed.Client, got {type(client).__name__}")
     n = check_runs("the sweep's tasks", len(spec))
     bounds = _chunk_bounds(n, chunk_size)
     manifest = {"spec": spec.describe(), "tasks": n, "chunk_size": chunk_size}
