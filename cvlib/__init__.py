@@ -63,8 +63,8 @@ _EXPORTS: dict[str, str] = {
     "break_ticks": "cvlib.core.law",
     "predicted_pfw": "cvlib.core.law",
     "predicted_pfw_single": "cvlib.core.law",
-    "data_path": "cvlib.core.paths",
-    "project_root": "cvlib.core.paths",
+    "data_path": "cvlib.repository",
+    "project_root": "cvlib.repository",
     # scenarios
     "branch_facts": "cvlib.scenarios.generators",
     "branching": "cvlib.scenarios.generators",
@@ -107,7 +107,7 @@ _MODULES: dict[str, str] = {
     "facts": "cvlib.core.facts",
     "graph": "cvlib.core.graph",
     "law": "cvlib.core.law",
-    "paths": "cvlib.core.paths",
+    "paths": "cvlib.repository",
     "recovery": "cvlib.core.recovery",
     "rules": "cvlib.core.rules",
     "trace": "cvlib.core.trace",
@@ -188,7 +188,7 @@ if TYPE_CHECKING:  # what type checkers and IDEs see; nothing here runs
     from cvlib.core.facts import Fact, HistoryEntry, ValidityState
     from cvlib.core.graph import PlanGraph, Step, StepKind
     from cvlib.core.law import break_ticks, predicted_pfw, predicted_pfw_single
-    from cvlib.core.paths import data_path, project_root
+    from cvlib.repository import data_path, project_root
     from cvlib.core.rules import ExecutionRules, VerificationModel
     from cvlib.core.world import BeliefView, Ledger, World
     from cvlib.experiments.article import (

@@ -110,7 +110,7 @@ def requirements(traj: Trajectory) -> dict[str, tuple[frozenset[Check], frozense
     return out
 
 
-def first_edition_generation_cost(rep: Representation, forms: Mapping[str, Representation]) -> int:
+def own_call_generation_cost(rep: Representation, forms: Mapping[str, Representation]) -> int:
     """What the first edition charged a form: its own call only, and a view the *source* record's call.
 
     Kept so the chapter can show what the corrected ledger changes; never
@@ -120,7 +120,7 @@ def first_edition_generation_cost(rep: Representation, forms: Mapping[str, Repre
         return 0
     if rep.mechanism == "model":
         return rep.source_tokens + rep.tokens
-    return first_edition_generation_cost(forms["record"], forms)
+    return own_call_generation_cost(forms["record"], forms)
 
 
 def representation_table(traj: Trajectory, compact_ratio: float | None = None) -> pd.DataFrame:
@@ -132,7 +132,7 @@ def representation_table(traj: Trajectory, compact_ratio: float | None = None) -
     (``earns_place``) and among the forms made from the source
     (``earns_place_among_source_forms``). Generation tokens are the corrected
     ledger's (:func:`~cvlib.fidelity.costs.generation_cost`);
-    ``first_edition_generation_tokens`` is the first edition's charge.
+    ``own_call_generation_tokens`` is the first edition's charge.
 
     Parameters
     ----------
@@ -170,7 +170,7 @@ def representation_table(traj: Trajectory, compact_ratio: float | None = None) -
                 "form": n,
                 "tokens": r.tokens,
                 "generation_tokens": generation_cost(r, forms),
-                "first_edition_generation_tokens": first_edition_generation_cost(r, forms),
+                "own_call_generation_tokens": own_call_generation_cost(r, forms),
                 "checks_passed": len(res.vector),
                 "checks_total": n_checks,
                 "exact_share": sum(lv == int(Floor.EXACT) for _, lv in res.vector) / max(1, n_checks // 2),
@@ -200,7 +200,7 @@ def cascade_dominance(traj: Trajectory) -> pd.DataFrame:
     Returns
     -------
     pandas.DataFrame
-        ``object_id``, ``dominates_first_edition``, ``dominates_corrected``.
+        ``object_id``, ``dominates_own_call``, ``dominates_lineage``.
     """
     import pandas as pd
 
@@ -217,10 +217,10 @@ def cascade_dominance(traj: Trajectory) -> pd.DataFrame:
         rows.append(
             {
                 "object_id": o.object_id,
-                "dominates_first_edition": operating_dominates(
-                    point("record_cascaded", first_edition_generation_cost), point("record", first_edition_generation_cost), need
+                "dominates_own_call": operating_dominates(
+                    point("record_cascaded", own_call_generation_cost), point("record", own_call_generation_cost), need
                 ),
-                "dominates_corrected": operating_dominates(
+                "dominates_lineage": operating_dominates(
                     point("record_cascaded", generation_cost), point("record", generation_cost), need
                 ),
             }

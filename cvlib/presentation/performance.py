@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from cvlib.core.errors import ParameterError
-from cvlib.core.paths import data_path
+from cvlib.repository import data_path
 from cvlib.presentation.figures import ACCENTS, PALETTE
 
 if TYPE_CHECKING:  # pragma: no cover

@@ -6,7 +6,7 @@ import pytest
 
 import cvlib as cv
 from cvlib.core.errors import ParameterError
-from cvlib.core.paths import project_root
+from cvlib.repository import project_root
 from cvlib.core.trace import TraceKind, trace_both, trace_run
 
 SETUPS = {name: (lambda n=name: cv.setup_scenario(n)) for name in cv.scenario_names()}

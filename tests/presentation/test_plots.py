@@ -259,3 +259,33 @@ def test_figures_refuse_empty_input():
         plots.steps_comparison_figure({})
     with pytest.raises(ParameterError):
         xfig.law_at_scale_figure(pd.DataFrame({"steps": [], "predicted_pfw": [], "baseline_pfw": []}))
+
+
+# -- the progressive-fidelity chapters ----------------------------------------------------
+
+
+def test_every_fidelity_figure_passes_the_style_check():
+    from cvlib import fidelity as fid
+    from cvlib.fidelity.findings import SHORT_B
+    from cvlib.presentation import fidelity_figures as ffig
+
+    a = fid.sweep_a(seeds=[0], n_objects=5, budget_fractions=[0.1, 0.3, 1.0])
+    reps, _, _ = fid.representation_sweep([0], 5)
+    b = fid.sweep_b(seeds=[0], budget_fractions=[0.2, 0.5], n_turns=12, n_objects=5, n_probes=6)
+    traj = fid.generate_trajectory(0, budget_fraction=0.35, n_turns=12, n_objects=5, n_probes=6)
+    runs, folds, _ = fid.decay_trace(traj)
+    sens = fid.sensitivity_b(seeds=[0], budget_fractions=[0.3], only=["lead"])
+    figures = [
+        ffig.operating_points_figure(reps),
+        ffig.budget_figure(a),
+        ffig.probe_failures_figure(b),
+        ffig.legality_figure(b),
+        ffig.fold_trace_figure(traj, runs, folds),
+        ffig.sensitivity_figure(sens, SHORT_B),
+    ]
+    drawn = {name for name, f in vars(ffig).items() if name.endswith("_figure") and getattr(f, "__module__", "") == ffig.__name__}
+    assert len(figures) == len(drawn), f"a fidelity figure is not checked here: {sorted(drawn)}"
+    for fig in figures:
+        _ok(fig)
+        legend = {t.get_text() for lg in fig.legends for t in lg.get_texts()}
+        assert legend and not any("_" in t for t in legend)  # words, not column keys

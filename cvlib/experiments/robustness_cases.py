@@ -5,10 +5,10 @@ give: a command line, a call into the API, a spec file, a papermill
 parameter, a damaged checkpoint. It says how to run it and what must happen:
 the exit status (or the exception, or "same as undamaged" for a checkpoint
 whose damage did not reach the result) and fragments the one-line message must contain.
-:mod:`cvlib.presentation.robustness` runs them, each in its own process
-under a time and memory limit; ``tests/experiments/test_hostile_inputs.py`` asserts the
-expectations, and the book's robustness page shows what actually happened,
-from the same runs.
+:mod:`cvlib.experiments.robustness` runs them, each in its own process
+under a time and memory limit, and checks each outcome against these
+expectations; the book's robustness page shows what actually happened, from
+the same runs.
 
 Fixture files are made fresh for each case by the functions in
 :data:`FIXTURES`, named by the file they write.
