@@ -188,7 +188,6 @@ if TYPE_CHECKING:  # what type checkers and IDEs see; nothing here runs
     from cvlib.core.facts import Fact, HistoryEntry, ValidityState
     from cvlib.core.graph import PlanGraph, Step, StepKind
     from cvlib.core.law import break_ticks, predicted_pfw, predicted_pfw_single
-    from cvlib.repository import data_path, project_root
     from cvlib.core.rules import ExecutionRules, VerificationModel
     from cvlib.core.world import BeliefView, Ledger, World
     from cvlib.experiments.article import (
@@ -200,6 +199,7 @@ if TYPE_CHECKING:  # what type checkers and IDEs see; nothing here runs
     )
     from cvlib.experiments.large_sweeps import Grid, RandomFamily, sweep
     from cvlib.experiments.law_check import LAW_CASES, check_law
+    from cvlib.repository import data_path, project_root
     from cvlib.scenarios.generators import (
         branch_facts,
         branching,
