@@ -18,7 +18,7 @@ pandas is imported inside the functions that build tables, so importing
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from cvlib.core.errors import ParameterError
 from cvlib.core.validation import require_int
@@ -400,7 +400,7 @@ def experiment_a(
     return pd.DataFrame(rows)
 
 
-def sweep_a(seeds: Sequence[int] | None = None, **params: object) -> pd.DataFrame:
+def sweep_a(seeds: Sequence[int] | None = None, **params: Any) -> pd.DataFrame:
     """Experiment A over several seeds (one fixture each), concatenated in seed order."""
     import pandas as pd
 
@@ -514,7 +514,7 @@ def experiment_b(
     fixture_name: str | None = None,
     policies: Sequence[str] = POLICIES,
     check_reproducible: bool = True,
-    **params: object,
+    **params: Any,
 ) -> pd.DataFrame:
     """Experiment B: one row per schedule over one trajectory (seeded, or a named fixture).
 
@@ -541,7 +541,7 @@ def sweep_b(
     seeds: Sequence[int] | None = None,
     budget_fractions: Sequence[float] | None = None,
     check_reproducible: bool = True,
-    **params: object,
+    **params: Any,
 ) -> pd.DataFrame:
     """Experiment B over seeds x budget fractions, concatenated in that order (defaults: the book's)."""
     import pandas as pd

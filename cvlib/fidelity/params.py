@@ -26,8 +26,12 @@ default is never written twice.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from cvlib.core.errors import ParameterError
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
 
 #: Who can have chosen a number.
 OWNERS: tuple[str, ...] = ("book", "Magic Context", "port", "issue")
@@ -115,8 +119,8 @@ def choice(name: str) -> Choice:
     return _BY_NAME[name]
 
 
-def default(name: str) -> object:
-    """The default value of the choice called ``name``."""
+def default(name: str) -> Any:
+    """The default value of the choice called ``name`` (an int, a float, a string or a tuple, as the choice is)."""
     return choice(name).default
 
 
@@ -125,7 +129,7 @@ def book_choices() -> tuple[Choice, ...]:
     return tuple(c for c in CHOICES if c.owner in ("book", "port") and c.alternatives)
 
 
-def choices_table():
+def choices_table() -> pd.DataFrame:
     """Every choice as a DataFrame: name, default, owner, meaning, alternatives tried.
 
     Returns

@@ -291,13 +291,13 @@ def run_schedule(traj: Trajectory, policy: Schedule, store: FormStore | None = N
             active[k] = v
     # generation: the union of the lineages of every form the schedule keeps, once per admitted object
     gen = val = 0
-    for o in traj.objects:
-        if traj.admission_turn(o.object_id) >= traj.n_turns:
+    for content in traj.objects:
+        if traj.admission_turn(content.object_id) >= traj.n_turns:
             continue
-        kept = _kept(policy, o.object_id, compacted_at)
-        gen += set_generation_cost(kept, store.reps[o.object_id])
+        kept = _kept(policy, content.object_id, compacted_at)
+        gen += set_generation_cost(kept, store.reps[content.object_id])
         if policy.validates:
-            val += sum(store.reps[o.object_id][n].tokens for n in kept)
+            val += sum(store.reps[content.object_id][n].tokens for n in kept)
     ledger = TokenLedger(
         resident_tokens=sum(r.resident_tokens for r in turns),
         generation_tokens=gen,

@@ -421,10 +421,11 @@ class MagicContextDecay(Schedule):
         if self.fold_reason(snap) is not None:
             return dict(desired), {}
         last = self.last_fold(snap)
-        applied, why = {}, {}
+        applied: Choice = {}
+        why: dict[str, str] = {}
         for o in snap.objects:
             folded = last is not None and o.admitted_at(snap.turn) <= last and o.active is not None
-            applied[o.object_id] = o.active if folded else "full"  # type: ignore[assignment]
+            applied[o.object_id] = o.active if folded and o.active is not None else "full"
             if applied[o.object_id] != desired[o.object_id]:
                 why[o.object_id] = "re-tiering waits for a hard fold"
         return applied, why
