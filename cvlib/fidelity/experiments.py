@@ -111,10 +111,22 @@ def requirements(traj: Trajectory) -> dict[str, tuple[frozenset[Check], frozense
 
 
 def own_call_generation_cost(rep: Representation, forms: Mapping[str, Representation]) -> int:
-    """What the first edition charged a form: its own call only, and a view the *source* record's call.
+    """A form's own generating call only (a view: the *source* record's call), not the lineage it was made from.
 
-    Kept so the chapter can show what the corrected ledger changes; never
-    used to rank anything.
+    Kept so the chapter can show what charging the whole lineage changes;
+    never used to rank anything.
+
+    Parameters
+    ----------
+    rep:
+        The form.
+    forms:
+        Every form of the same object, by name (a view is charged its record's call).
+
+    Returns
+    -------
+    int
+        Tokens read and written by that one call.
     """
     if rep.mechanism == "source":
         return 0
@@ -132,7 +144,7 @@ def representation_table(traj: Trajectory, compact_ratio: float | None = None) -
     (``earns_place``) and among the forms made from the source
     (``earns_place_among_source_forms``). Generation tokens are the corrected
     ledger's (:func:`~cvlib.fidelity.costs.generation_cost`);
-    ``own_call_generation_tokens`` is the first edition's charge.
+    ``own_call_generation_tokens`` charges each form its own call only.
 
     Parameters
     ----------
@@ -192,10 +204,10 @@ def representation_table(traj: Trajectory, compact_ratio: float | None = None) -
 def cascade_dominance(traj: Trajectory) -> pd.DataFrame:
     """Per object: does the cascaded record dominate the source record as an operating point, under each ledger?
 
-    The first edition charged the cascaded record only its own call, which
-    made it cheaper than the source record and so dominant wherever it kept
-    the required checks. Under the corrected ledger it also pays for the
-    dense rewrite it was made from.
+    Charged only its own call, the cascaded record is cheaper than the
+    source record and so dominant wherever it keeps the required checks;
+    charged its whole lineage, it also pays for the dense rewrite it was
+    made from.
 
     Returns
     -------

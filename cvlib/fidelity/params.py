@@ -16,8 +16,9 @@ by someone, and a reader should know by whom:
     how we map a Magic Context mechanism onto this simulation where the two
     differ (our budget is the only budget, our objects are its compartments).
 ``issue``
-    fixed by the review that asked for this rework (the coupled importance
-    formula it criticised).
+    set to remove a tie the simulation should not have (importance drawn
+    from the very constraint that is always pinned); the alternative is
+    kept as a sensitivity run.
 
 Modules read their defaults from here (``default("age_thresholds")``), so a
 default is never written twice.
@@ -78,7 +79,7 @@ CHOICES: tuple[Choice, ...] = (
         "importance_mode",
         "independent",
         "book",
-        "importance drawn independently of obligations; 'coupled' is the first edition's formula, criticised in review",
+        "importance drawn independently of obligations; 'coupled' ties importance to the prohibition, which is always pinned",
         ("coupled",),
     ),
     Choice("importance_coupled", (30, 20, 40), "issue", "coupled importance: 30 + 20 * [prohibition] + U(0, 40)"),

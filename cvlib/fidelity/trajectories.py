@@ -85,7 +85,7 @@ def make_object(
         ``"independent"`` (default, the book's choice): importance is
         ``30 + 20 * B + U(0, 40)`` with ``B`` a fair coin drawn apart from
         the obligations, so it has the same spread as the coupled formula
-        and no tie to any obligation. ``"coupled"``: the first edition's
+        and no tie to any obligation. ``"coupled"``:
         ``30 + 20 * [prohibition] + U(0, 40)``, which ties importance to the
         one constraint that is always pinned; kept as a sensitivity run.
         The coin comes from a child stream, so the rest of the trajectory is

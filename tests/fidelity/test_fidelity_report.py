@@ -60,7 +60,7 @@ def test_glued_numbers_are_plain_values(small_runs):
     # the keys the book's introduction cites
     assert {"F_B_OA_ILLEGAL", "F_B_PRESSURE_ILLEGAL", "F_B_OA_FAILS", "F_B_PRESSURE_FAILS"} <= set(nb)
     assert nb["F_B_OA_ILLEGAL"] == 0.0
-    assert na["F_A_CELLS"] == 3 and na["F_A_DOM_NOW"] == 0.0
+    assert na["F_A_CELLS"] == 3 and na["F_A_DOM_LINEAGE"] == 0.0
     v = N.verdicts("F_B_", findings_b(b))
     assert set(v.values()) <= {"holds", "does not hold"}
 
