@@ -85,7 +85,7 @@ def cvlib_version() -> str:
     return cvlib.__version__
 
 
-def atomic_write(path: Path, write: Callable[[Path], None]) -> None:
+def atomic_write(path: Path, write: Callable[[Path], object]) -> None:
     """Write ``path`` through a temporary file in the same folder, then rename it over ``path``.
 
     A reader sees the old file or the new one, never half of one; a crash
@@ -138,7 +138,8 @@ class ChunkRecord:
             return None
         if not isinstance(raw["sha256"], str) or not _SHA256.fullmatch(raw["sha256"]):
             return None
-        return cls(*numbers, raw["sha256"])
+        start, stop, rows, size = numbers
+        return cls(start, stop, rows, size, raw["sha256"])
 
 
 def _examples(problems: list[str]) -> str:

@@ -40,7 +40,7 @@ import hashlib
 import json
 import math
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -270,7 +270,8 @@ def _parquet_bytes(table: pa.Table) -> bytes:
     """The table as the bytes of a Parquet file: what a checkpoint stores and hashes."""
     sink = pa.BufferOutputStream()
     pq.write_table(table, sink)
-    return sink.getvalue().to_pybytes()
+    data: bytes = sink.getvalue().to_pybytes()
+    return data
 
 
 def _read_parquet_bytes(data: bytes) -> pa.Table:
@@ -282,7 +283,8 @@ def _task_ids(table: pa.Table) -> list[int] | None:
     """The ``task`` column of a chunk, if it has one: a chunk must hold the tasks of its range."""
     if "task" not in table.column_names:
         return None
-    return table.column("task").to_pylist()
+    tasks: list[int] = table.column("task").to_pylist()
+    return tasks
 
 
 def _chunk_bounds(n: int, chunk_size: int) -> list[tuple[int, int]]:
@@ -438,7 +440,7 @@ def local_client(workers: int = 2) -> Iterator[Any]:
         cluster.close()
 
 
-_RUNNERS = {"serial": _serial, "processes": _processes, "dask": _dask}
+_RUNNERS: dict[str, Callable[..., Iterator[tuple[int, pa.Table]]]] = {"serial": _serial, "processes": _processes, "dask": _dask}
 
 
 # -- the sweep -------------------------------------------------------------------------

@@ -379,7 +379,7 @@ def _cli_child(case: Case) -> None:  # pragma: no cover - child side
                 raise MemoryError
             raise RuntimeError("a planted bug")
 
-        named.run_scenario = planted  # type: ignore[assignment]
+        named.run_scenario = planted
     _run_command(case.args)
 
 
@@ -457,7 +457,8 @@ def _family(seed: int) -> Any:
 
 
 def _manifest(folder: Path) -> dict[str, Any]:
-    return json.loads((folder / "sweep.json").read_text())
+    manifest: dict[str, Any] = json.loads((folder / "sweep.json").read_text())
+    return manifest
 
 
 def _forge(folder: Path, chunk: int, **fields: Any) -> None:
@@ -487,7 +488,9 @@ def _damage(name: str, ck: Path) -> Any:
     import fcntl
     import random as stdlib_random
 
-    chunk = lambda i: ck / f"chunk-{i:06d}.parquet"  # noqa: E731
+    def chunk(i: int) -> Path:
+        return ck / f"chunk-{i:06d}.parquet"
+
     if name == "edited":
 
         def edit(frame: Any) -> Any:

@@ -101,7 +101,7 @@ def _spec_yaml(**replace: str) -> Callable[[Path], None]:
     return make
 
 
-def _text(content: str) -> Callable[[Path], None]:
+def _text(content: str) -> Callable[[Path], object]:
     return lambda path: path.write_text(content, encoding="utf-8")
 
 
@@ -170,7 +170,7 @@ def _cycle(path: Path) -> None:
 
 
 #: Fixture files by name; each function writes the file at the path it is given.
-FIXTURES: dict[str, Callable[[Path], None]] = {
+FIXTURES: dict[str, Callable[[Path], object]] = {
     "good.yaml": _text(_GOOD_YAML),
     "laughs.yaml": _laughs,
     "big.json": _big_json,
