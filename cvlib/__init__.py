@@ -23,7 +23,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 #: Public name -> the module that defines it.
 _EXPORTS: dict[str, str] = {
@@ -64,8 +64,8 @@ _EXPORTS: dict[str, str] = {
     "closed_form_applies": "cvlib.core.law",
     "predicted_pfw": "cvlib.core.law",
     "predicted_pfw_single": "cvlib.core.law",
-    "data_path": "cvlib.core.paths",
-    "project_root": "cvlib.core.paths",
+    "data_path": "cvlib.repository",
+    "project_root": "cvlib.repository",
     # scenarios
     "branch_facts": "cvlib.scenarios.generators",
     "branching": "cvlib.scenarios.generators",
@@ -109,7 +109,7 @@ _MODULES: dict[str, str] = {
     "facts": "cvlib.core.facts",
     "graph": "cvlib.core.graph",
     "law": "cvlib.core.law",
-    "paths": "cvlib.core.paths",
+    "paths": "cvlib.repository",
     "recovery": "cvlib.core.recovery",
     "rules": "cvlib.core.rules",
     "trace": "cvlib.core.trace",
@@ -189,7 +189,6 @@ if TYPE_CHECKING:  # what type checkers and IDEs see; nothing here runs
     from cvlib.core.facts import Fact, HistoryEntry, ValidityState
     from cvlib.core.graph import PlanGraph, Step, StepKind
     from cvlib.core.law import break_ticks, closed_form_applies, predicted_pfw, predicted_pfw_single
-    from cvlib.core.paths import data_path, project_root
     from cvlib.core.rules import ExecutionRules, VerificationModel
     from cvlib.core.world import BeliefView, Ledger, World
     from cvlib.experiments.article import (
@@ -201,6 +200,7 @@ if TYPE_CHECKING:  # what type checkers and IDEs see; nothing here runs
     )
     from cvlib.experiments.large_sweeps import Grid, RandomFamily, sweep
     from cvlib.experiments.law_check import DEEP_LAW_CASES, LAW_CASES, check_law
+    from cvlib.repository import data_path, project_root
     from cvlib.scenarios.generators import (
         branch_facts,
         branching,

@@ -149,10 +149,12 @@ def errata_table(corrections: Mapping[str, ExecutionRules] | None = None) -> pd.
         One column per correction and ``changes``.
     """
     corrections = dict(CORRECTIONS if corrections is None else corrections)
-    merged = None
+    merged: pd.DataFrame | None = None
     for name, rules in corrections.items():
         frame = headline_results(rules).rename(columns={"value": name})
         merged = frame if merged is None else merged.merge(frame, on=["headline", "quantity"], how="left", sort=False)
+    if merged is None:
+        raise ParameterError("give at least one correction to compare")
     names = list(corrections)
     merged["changes"] = merged[names].astype(str).nunique(axis=1) > 1
     return merged
@@ -184,7 +186,7 @@ class Headline:
     name: str
     scenario: str
     published: Any
-    measure: Callable[..., Any]
+    measure: Callable[..., Any] | None  # None: the budget window, measured by its own sweep
     base: Mapping[str, Any]
     vary: Mapping[str, tuple[int, ...]]
 

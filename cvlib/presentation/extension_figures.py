@@ -99,6 +99,8 @@ def window_surface_figure(panels: Sequence[tuple[str, pd.DataFrame]], vmax: int 
             if not np.isnan(value):
                 ax.text(c, r, f"{int(value)}", ha="center", va="center", fontsize=_NOTE,
                         color="white" if value < 0.6 * vmax else "black")
+    if image is None:
+        raise ParameterError("the window surface needs at least one panel")
     for ax in axes.flat[len(panels):]:
         ax.set_visible(False)
     for ax in axes[-1]:

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from cvlib.core.errors import ParameterError, SpecError
-from cvlib.core.paths import project_root
+from cvlib.repository import project_root
 from cvlib.scenarios.spec import read_spec, setup_from_spec
 
 if TYPE_CHECKING:  # pragma: no cover

@@ -622,7 +622,7 @@ def branch_facts(num_branches: int) -> list[str]:
     return [f"F{b + 1}" for b in range(num_branches)]
 
 
-GENERATORS = {"chain": chain, "branching": branching, "multi_branch": multi_branch}
+GENERATORS: dict[str, Callable[..., PlanGraph]] = {"chain": chain, "branching": branching, "multi_branch": multi_branch}
 
 
 def generate(name: str, **params: object) -> PlanGraph:
@@ -649,6 +649,6 @@ def generate(name: str, **params: object) -> PlanGraph:
             f"unknown plan generator {name!r}; expected one of {', '.join(sorted(GENERATORS))}"
         ) from None
     try:
-        return generator(**params)  # type: ignore[operator]
+        return generator(**params)
     except TypeError as err:
         raise ParameterError(f"generator {name!r}: {err}") from None

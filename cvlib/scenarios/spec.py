@@ -195,7 +195,7 @@ def _load_yaml(text: str) -> Any:
                 refuse(event.anchor, event.start_mark)
         return yaml.load(text, Loader=fast)  # noqa: S506 - libyaml's safe loader
 
-    class NoAliasLoader(yaml.SafeLoader):
+    class NoAliasLoader(yaml.SafeLoader):  # type: ignore[misc]  # PyYAML ships no annotations
         def compose_node(self, parent: Any, index: Any) -> Any:
             if self.check_event(yaml.AliasEvent):
                 event = self.peek_event()
@@ -386,7 +386,7 @@ def _unknown_keys(entry: Mapping[Any, Any], allowed: set[str]) -> str:
     return ", ".join(sorted(shown(key) for key in entry if key not in allowed))
 
 
-def _facts(raw: Any, fail) -> list[Fact]:
+def _facts(raw: Any, fail: Callable[[str], SpecError]) -> list[Fact]:
     if not isinstance(raw, list) or not raw:
         raise fail(f"'facts' must be a non-empty list of {{id, value}} mappings, got {shown(raw)}")
     facts = []
@@ -409,7 +409,7 @@ def _facts(raw: Any, fail) -> list[Fact]:
     return facts
 
 
-def _plan(raw: Any, fail) -> PlanGraph:
+def _plan(raw: Any, fail: Callable[[str], SpecError]) -> PlanGraph:
     if not isinstance(raw, Mapping) or ("generator" in raw) == ("steps" in raw):
         raise fail("'plan' must be a mapping with either 'generator' (and 'params') or 'steps', not both")
     try:
@@ -469,7 +469,7 @@ def _plan(raw: Any, fail) -> PlanGraph:
         raise fail(f"plan: {err}") from None
 
 
-def _events(raw: Any, fail) -> list[Event]:
+def _events(raw: Any, fail: Callable[[str], SpecError]) -> list[Event]:
     if not isinstance(raw, list):
         raise fail(f"'events' must be a list, got {shown(raw)}")
     events = []

@@ -6,7 +6,7 @@ import pandas as pd
 import pytest
 
 from cvlib.core.errors import ParameterError
-from cvlib.core.paths import data_path
+from cvlib.repository import data_path
 from cvlib.notes import history as nh
 from cvlib.notes import trials as nt
 from cvlib.notes import views

@@ -278,7 +278,7 @@ def test_figures_refuse_empty_input():
 
 @pytest.fixture(scope="module")
 def notes_replay():
-    from cvlib.core.paths import data_path
+    from cvlib.repository import data_path
     from cvlib.notes import views
 
     return views.replay_projects(["requests", "rpds-py"], data_path("code_history"))
@@ -299,7 +299,7 @@ def test_notes_release_figures_pass_the_style_check(notes_replay):
 def test_notes_trial_figures_pass_the_style_check(notes_replay):
     import numpy as np
 
-    from cvlib.core.paths import data_path
+    from cvlib.repository import data_path
     from cvlib.notes import trials as nt
     from cvlib.notes import views
     from cvlib.presentation import notes_figures as nf
@@ -319,3 +319,33 @@ def test_every_notes_figure_function_is_under_the_style_check():
     drawn = {"gate_comparison_figure", "step_status_figure", "survival_figure", "trial_intervals_figure", "policy_curves_figure"}
     public = {n for n, f in inspect.getmembers(nf, inspect.isfunction) if f.__module__ == nf.__name__ and not n.startswith("_")}
     assert public == drawn
+
+
+# -- the progressive-fidelity chapters ----------------------------------------------------
+
+
+def test_every_fidelity_figure_passes_the_style_check():
+    from cvlib import fidelity as fid
+    from cvlib.fidelity.findings import SHORT_B
+    from cvlib.presentation import fidelity_figures as ffig
+
+    a = fid.sweep_a(seeds=[0], n_objects=5, budget_fractions=[0.1, 0.3, 1.0])
+    reps, _, _ = fid.representation_sweep([0], 5)
+    b = fid.sweep_b(seeds=[0], budget_fractions=[0.2, 0.5], n_turns=12, n_objects=5, n_probes=6)
+    traj = fid.generate_trajectory(0, budget_fraction=0.35, n_turns=12, n_objects=5, n_probes=6)
+    runs, folds, _ = fid.decay_trace(traj)
+    sens = fid.sensitivity_b(seeds=[0], budget_fractions=[0.3], only=["lead"])
+    figures = [
+        ffig.operating_points_figure(reps),
+        ffig.budget_figure(a),
+        ffig.probe_failures_figure(b),
+        ffig.legality_figure(b),
+        ffig.fold_trace_figure(traj, runs, folds),
+        ffig.sensitivity_figure(sens, SHORT_B),
+    ]
+    drawn = {name for name, f in vars(ffig).items() if name.endswith("_figure") and getattr(f, "__module__", "") == ffig.__name__}
+    assert len(figures) == len(drawn), f"a fidelity figure is not checked here: {sorted(drawn)}"
+    for fig in figures:
+        _ok(fig)
+        legend = {t.get_text() for lg in fig.legends for t in lg.get_texts()}
+        assert legend and not any("_" in t for t in legend)  # words, not column keys

@@ -5,10 +5,10 @@ give: a command line, a call into the API, a spec file, a papermill
 parameter, a damaged checkpoint. It says how to run it and what must happen:
 the exit status (or the exception, or "same as undamaged" for a checkpoint
 whose damage did not reach the result) and fragments the one-line message must contain.
-:mod:`cvlib.presentation.robustness` runs them, each in its own process
-under a time and memory limit; ``tests/experiments/test_hostile_inputs.py`` asserts the
-expectations, and the book's robustness page shows what actually happened,
-from the same runs.
+:mod:`cvlib.experiments.robustness` runs them, each in its own process
+under a time and memory limit, and checks each outcome against these
+expectations; the book's robustness page shows what actually happened, from
+the same runs.
 
 Fixture files are made fresh for each case by the functions in
 :data:`FIXTURES`, named by the file they write.
@@ -101,7 +101,7 @@ def _spec_yaml(**replace: str) -> Callable[[Path], None]:
     return make
 
 
-def _text(content: str) -> Callable[[Path], None]:
+def _text(content: str) -> Callable[[Path], object]:
     return lambda path: path.write_text(content, encoding="utf-8")
 
 
@@ -170,7 +170,7 @@ def _cycle(path: Path) -> None:
 
 
 #: Fixture files by name; each function writes the file at the path it is given.
-FIXTURES: dict[str, Callable[[Path], None]] = {
+FIXTURES: dict[str, Callable[[Path], object]] = {
     "good.yaml": _text(_GOOD_YAML),
     "laughs.yaml": _laughs,
     "big.json": _big_json,
