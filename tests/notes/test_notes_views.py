@@ -6,10 +6,10 @@ import pandas as pd
 import pytest
 
 from cvlib.core.errors import ParameterError
-from cvlib.repository import data_path
 from cvlib.notes import history as nh
 from cvlib.notes import trials as nt
 from cvlib.notes import views
+from cvlib.repository import data_path
 
 
 @pytest.fixture(scope="module")

@@ -278,8 +278,8 @@ def test_figures_refuse_empty_input():
 
 @pytest.fixture(scope="module")
 def notes_replay():
-    from cvlib.repository import data_path
     from cvlib.notes import views
+    from cvlib.repository import data_path
 
     return views.replay_projects(["requests", "rpds-py"], data_path("code_history"))
 
@@ -299,10 +299,10 @@ def test_notes_release_figures_pass_the_style_check(notes_replay):
 def test_notes_trial_figures_pass_the_style_check(notes_replay):
     import numpy as np
 
-    from cvlib.repository import data_path
     from cvlib.notes import trials as nt
     from cvlib.notes import views
     from cvlib.presentation import notes_figures as nf
+    from cvlib.repository import data_path
 
     counts = nt.with_intervals(nt.load_trials(data_path("notes_trials/published_counts.csv")), confidence=0.95)
     arms = counts[counts["table"] == "arms"].reset_index(drop=True)
