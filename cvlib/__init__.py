@@ -140,6 +140,7 @@ _MODULES: dict[str, str] = {
     "tables": "cvlib.presentation.tables",
     # side packages
     "fidelity": "cvlib.fidelity",
+    "models": "cvlib.models",
     "notes": "cvlib.notes",
 }
 
