@@ -133,6 +133,7 @@ _MODULES: dict[str, str] = {
     "extension_figures": "cvlib.presentation.extension_figures",
     "figures": "cvlib.presentation.figures",
     "formatting": "cvlib.presentation.formatting",
+    "model_loop": "cvlib.presentation.model_loop",
     "notes_figures": "cvlib.presentation.notes_figures",
     "performance": "cvlib.presentation.performance",
     "published": "cvlib.presentation.published",
@@ -141,6 +142,7 @@ _MODULES: dict[str, str] = {
     "tables": "cvlib.presentation.tables",
     # side packages
     "fidelity": "cvlib.fidelity",
+    "models": "cvlib.models",
     "notes": "cvlib.notes",
 }
 

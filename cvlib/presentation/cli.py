@@ -25,6 +25,7 @@ import click
 from cvlib.core.errors import CvlibError, ParameterError
 from cvlib.core.validation import parse_int, shown
 from cvlib.experiments.law_check import law_rows
+from cvlib.models.cli import models
 from cvlib.notes.cli import notes
 from cvlib.scenarios.named import SCENARIOS, get_scenario, run_scenario
 from cvlib.scenarios.sizes import size_limits
@@ -305,6 +306,9 @@ def spec(path: str, as_json: bool, max_steps: int | None) -> None:
 
 
 main.add_command(notes)
+
+# `cvlib models ...`: language-model recordings (cvlib.models; the runtime is imported only when a model runs).
+main.add_command(models)
 
 if __name__ == "__main__":  # pragma: no cover
     main()
