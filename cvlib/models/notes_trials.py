@@ -323,9 +323,11 @@ def _check_task(task: NotesTask) -> None:
         ast.parse(task.excerpt)
     except SyntaxError as err:
         raise TaskFileError(f"{where}: the excerpt does not parse ({err.msg}, line {err.lineno})") from None
-    for name, edit in (("true", task.true_edit), ("stale", task.stale_edit)):
+    edits = (("true", task.true_edit), ("stale", task.stale_edit))
+    for name, edit in edits:
         if edit.made_in(task.excerpt):
             raise TaskFileError(f"{where}: the original function already counts as carrying the {name} edit")
+    for name, edit in edits:
         edited = edit.apply(task.excerpt)
         if not edit.made_in(edited):
             raise TaskFileError(f"{where}: applying the {name} edit does not give a function that carries it")
