@@ -57,11 +57,20 @@ __all__ = [
     "TaskFileError",
     "arm_summary",
     "build_prompt",
+    "chapter_recording",
     "classify",
+    "complete_tasks",
     "decision_of",
     "extract_code",
+    "kind_summary",
     "load_tasks",
+    "measured_rates",
+    "prompt_markdown",
+    "replay_outcomes",
+    "run_trials",
+    "runtime_installed",
     "stale_edit_share",
+    "task_grid",
     "task_outcomes",
     "task_record",
     "trial_plan",
@@ -536,7 +545,7 @@ def task_outcomes(records: Iterable[Any]) -> Any:
     Returns
     -------
     pandas.DataFrame
-        Columns ``task``, ``rule_kind``, ``arm``, ``outcome``, sorted by task then arm order.
+        Columns ``task``, ``rule_kind``, ``arm``, ``outcome``: tasks in the order the recording first meets them, arms in :data:`ARMS` order.
         A (task, arm) recorded twice keeps its first line.
     """
     import pandas as pd
@@ -557,8 +566,9 @@ def task_outcomes(records: Iterable[Any]) -> Any:
         seen.add((task_id, arm))
         rows.append((task_id, kind, arm, label))
     frame = pd.DataFrame(rows, columns=["task", "rule_kind", "arm", "outcome"])
-    frame["order"] = frame["arm"].map(ARMS.index)
-    return frame.sort_values(["task", "order"], kind="stable").drop(columns="order").reset_index(drop=True)
+    first = {task: k for k, task in reversed(list(enumerate(frame["task"])))}
+    frame["first"], frame["order"] = frame["task"].map(first), frame["arm"].map(ARMS.index)
+    return frame.sort_values(["first", "order"], kind="stable").drop(columns=["first", "order"]).reset_index(drop=True)
 
 
 def arm_summary(outcomes: Any, confidence: float = 0.95, complete_only: bool = True) -> Any:
@@ -583,10 +593,7 @@ def arm_summary(outcomes: Any, confidence: float = 0.95, complete_only: bool = T
     """
     import pandas as pd
 
-    frame = outcomes
-    if complete_only:
-        arms_per_task = frame.groupby("task")["arm"].nunique()
-        frame = frame[frame["task"].isin(arms_per_task[arms_per_task == len(ARMS)].index)]
+    frame = complete_tasks(outcomes) if complete_only else outcomes
     rows = []
     for arm in ARMS:
         mine = frame[frame["arm"] == arm]
@@ -603,6 +610,22 @@ def arm_summary(outcomes: Any, confidence: float = 0.95, complete_only: bool = T
         row["right_low"], row["right_high"] = lo, hi
         rows.append(row)
     return pd.DataFrame(rows)
+
+
+def complete_tasks(outcomes: Any) -> Any:
+    """Only the rows of tasks that have every arm recorded (a recording stopped mid-task leaves one incomplete).
+
+    Parameters
+    ----------
+    outcomes : pandas.DataFrame
+        From :func:`task_outcomes`.
+
+    Returns
+    -------
+    pandas.DataFrame
+    """
+    arms_per_task = outcomes.groupby("task")["arm"].nunique()
+    return outcomes[outcomes["task"].isin(arms_per_task[arms_per_task == len(ARMS)].index)]
 
 
 def stale_edit_share(outcomes: Any, arms: Sequence[str] = STALE_ARMS, confidence: float = 0.95) -> dict[str, float]:
@@ -772,3 +795,229 @@ class NotesTrialRun:
                 recorder.flush()
             out.append({"task": number, "id": task.id, "recorded": len(todo), **counts})
         return out
+
+
+def kind_summary(outcomes: Any, arms: Sequence[str] = STALE_ARMS) -> Any:
+    """Per kind of rule: tasks, and in each of ``arms`` the tasks whose trial made the stale edit (the source's per-kind table).
+
+    Parameters
+    ----------
+    outcomes : pandas.DataFrame
+        From :func:`task_outcomes` (its ``rule_kind`` column).
+    arms : sequence of str
+        The arms to count.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per kind in :data:`RULE_KINDS` order that has tasks: ``rule_kind``, ``tasks`` and one count column per arm.
+    """
+    import pandas as pd
+
+    chosen = [_arm(a) for a in arms]
+    rows = []
+    for kind in RULE_KINDS:
+        mine = outcomes[outcomes["rule_kind"] == kind]
+        if mine.empty:
+            continue
+        row: dict[str, Any] = {"rule_kind": kind, "tasks": int(mine["task"].nunique())}
+        for arm in chosen:
+            row[arm] = int(((mine["arm"] == arm) & (mine["outcome"] == "stale_edit")).sum())
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def runtime_installed() -> bool:
+    """Whether the llama.cpp runtime (``xllamacpp``) can be imported, i.e. whether a chapter could record anew.
+
+    Returns
+    -------
+    bool
+    """
+    import importlib.util
+
+    return importlib.util.find_spec("xllamacpp") is not None
+
+
+def replay_outcomes(tasks: Sequence[NotesTask], recording: str | Path) -> Any:
+    """Re-run the recorded trials against a :class:`~cvlib.models.recording.ReplayModel` and classify the answers anew.
+
+    Every recorded (task, arm) is asked again with the prompt :func:`build_prompt`
+    builds today and the recorded settings; the replay refuses a prompt the
+    recording does not hold, so this fails loudly if the prompts or the tasks
+    changed since the recording was made.
+
+    Parameters
+    ----------
+    tasks : sequence of NotesTask
+        The task file's tasks.
+    recording : str or pathlib.Path
+        A notes-trials recording.
+
+    Returns
+    -------
+    pandas.DataFrame
+        As :func:`task_outcomes`, from the replayed answers.
+    """
+    from cvlib.models.recording import ReplayModel, read_recording
+
+    known = {t.id: t for t in tasks}
+    model = ReplayModel(recording)
+    lines = []
+    for r in read_recording(recording):
+        if r.experiment != EXPERIMENT:
+            continue
+        task = known.get(r.task["id"])
+        if task is None:
+            raise ModelError(f"recording {Path(recording).name!r} holds task {r.task['id']!r}, which the task file lacks")
+        response = model.generate(build_prompt(task, str(r.arm)), r.settings)
+        lines.append({"experiment": EXPERIMENT, "task": task_record(task), "arm": r.arm,
+                      "outcome": {"outcome": classify(task, response)}})
+    return task_outcomes(lines)
+
+
+def run_trials(tasks_file: str | Path, model_file: str | Path, out: str | Path, tasks: int | None = None) -> Path:
+    """Record (or resume) the notes trials with one model file in this process, task after task.
+
+    The chapters call this when given ``-p model PATH``; the committed
+    recordings come from ``data/model_trials/record_notes_trials.py``, which
+    runs the same :class:`NotesTrialRun` on the sweep backends.
+
+    Parameters
+    ----------
+    tasks_file : str or pathlib.Path
+        The task file.
+    model_file : str or pathlib.Path
+        Any GGUF file.
+    out : str or pathlib.Path
+        The recording to write or resume.
+    tasks : int, optional
+        Only the first this many tasks.
+
+    Returns
+    -------
+    pathlib.Path
+        ``out``.
+    """
+    from cvlib.models.recording import read_recording
+
+    path = Path(out)
+    done = frozenset((r.task["id"], str(r.arm)) for r in read_recording(path)) if path.is_file() else frozenset()
+    run = NotesTrialRun(str(tasks_file), str(model_file), "", str(path), done)
+    n = len(run) if tasks is None else min(int(tasks), len(run))
+    for number in range(n):
+        run.rows(number, number + 1)
+    return path
+
+
+def measured_rates(summary: Any) -> dict[str, float]:
+    """The per-exposure rates the notes chapters assume or quote, as this recording measures them.
+
+    Parameters
+    ----------
+    summary : pandas.DataFrame
+        :func:`arm_summary`.
+
+    Returns
+    -------
+    dict of str to float
+        ``label`` (stale edits per task shown the labelled stale note),
+        ``verify`` (the same with the verify-first rule), ``shown_as_fresh``
+        (a stale note shown unlabelled as fresh, what the symbol-only gate does
+        on a dependency change), ``withheld`` (the dependency-aware gate),
+        ``true_note`` (true notes whose edit was made) and ``control`` (edits
+        made with no note: any outcome but ``unchanged``).
+    """
+    rows = summary.set_index("arm")
+    return {
+        "label": float(rows.loc["stale_labelled", "stale_edit_share"]),
+        "verify": float(rows.loc["stale_verify", "stale_edit_share"]),
+        "shown_as_fresh": float(rows.loc["dependency_changed", "stale_edit_share"]),
+        "withheld": float(rows.loc["withheld", "stale_edit_share"]),
+        "true_note": float(rows.loc["true_note", "true_edit_share"]),
+        "control": 1.0 - float(rows.loc["control", "unchanged_share"]),
+    }
+
+
+def chapter_recording(recording: str | Path, tasks_file: str | Path, model: str = "", tasks: int = 0,
+                      runs: str | Path = "_runs") -> tuple[Path, str]:
+    """The recording a chapter reads, and one line saying where its answers come from.
+
+    With ``model`` empty the chapter replays the committed ``recording``;
+    with a GGUF path it first records the trials with that model (resuming
+    ``runs/notes_trials.<file stem>.jsonl``), then reads that file.
+
+    Parameters
+    ----------
+    recording : str or pathlib.Path
+        The committed recording.
+    tasks_file : str or pathlib.Path
+        The task file.
+    model : str
+        Empty, or a path to any GGUF file.
+    tasks : int
+        With ``model``: only the first this many tasks (0: all).
+    runs : str or pathlib.Path
+        Where a new recording goes.
+
+    Returns
+    -------
+    tuple of (pathlib.Path, str)
+    """
+    if isinstance(tasks, bool) or not isinstance(tasks, int) or tasks < 0:
+        raise ParameterError(f"tasks must be a whole number >= 0 (0 for all), got {tasks!r}")
+    if not model:
+        path = Path(recording)
+        if not path.is_file():
+            raise ModelError(f"recording {str(path)!r} does not exist; record it with data/model_trials/record_notes_trials.py")
+        if runtime_installed():
+            return path, f"Replaying the recording {path.name}; rerun with -p model PATH to record the trials anew with any GGUF file."
+        return path, f"Model packages not installed: replaying the recording {path.name}."
+    if not runtime_installed():
+        raise ModelError("recording with -p model needs the llama.cpp runtime; install it with `pip install -e .[models]`")
+    out = Path(runs) / f"notes_trials.{Path(model).name.removesuffix('.gguf')}.jsonl"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    run_trials(tasks_file, model, out, tasks or None)
+    return out, f"Recorded with {Path(model).name} into {out.name} (resumed where a previous run stopped), then replayed."
+
+
+def prompt_markdown(task: NotesTask) -> str:
+    """Every arm's prompt for one task, in full, as Markdown (a chapter shows each prompt once).
+
+    Parameters
+    ----------
+    task : NotesTask
+        The example task.
+
+    Returns
+    -------
+    str
+    """
+    blocks = []
+    for arm in ARMS:
+        turns = build_prompt(task, arm)
+        text = "\n\n".join(f"[{role}]\n{content}" for role, content in turns)
+        blocks.append(f"**{ARM_LABELS[arm]}** (`{arm}`)\n\n````text\n{text}\n````")
+    return "\n\n".join(blocks)
+
+
+def task_grid(outcomes: Any) -> Any:
+    """One row per task, one column per arm, each cell the trial's outcome: every trial of the recording at a glance.
+
+    Parameters
+    ----------
+    outcomes : pandas.DataFrame
+        From :func:`task_outcomes`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``task``, ``rule_kind`` and one column per arm in :data:`ARMS` order (missing trials empty).
+    """
+    grid = outcomes.pivot(index="task", columns="arm", values="outcome").reindex(columns=list(ARMS))
+    kinds = outcomes.drop_duplicates("task").set_index("task")["rule_kind"]
+    order = list(dict.fromkeys(outcomes["task"]))
+    grid = grid.reindex(order)
+    grid.insert(0, "rule_kind", kinds.reindex(order))
+    grid.columns.name = None
+    return grid.reset_index()

@@ -264,3 +264,37 @@ def test_a_recording_re_derives_from_its_lines(path, tasks):
         assert r.decision == nt.decision_of(task, r.response)
         assert r.settings.temperature == 0.0 and r.settings.threads == 1
     assert len(json.loads(path.read_text().splitlines()[0])) == 12
+
+
+def test_replay_re_asks_every_prompt_and_refuses_a_changed_one(tasks, tmp_path, monkeypatch):
+    task = tasks[1]
+    out = tmp_path / "rec.jsonl"
+    monkeypatch.setitem(nt._LOADED, "model:fake.gguf", FakeModel(task))
+    monkeypatch.setattr(nt, "load_tasks", lambda _path: (task,))
+    nt.NotesTrialRun("tasks.yaml", "fake.gguf", "", str(out)).rows(0, 1)
+    replayed = nt.replay_outcomes([task], out)
+    assert replayed["outcome"].tolist() == ["unchanged", "unchanged", "stale_edit", "stale_edit", "stale_edit", "unchanged"]
+    changed = nt.NotesTask(**{**{f: getattr(task, f) for f in nt.NotesTask.__dataclass_fields__}, "stale_note": "other words"})
+    with pytest.raises(nt.ModelError, match="holds no call with this prompt"):
+        nt.replay_outcomes([changed], out)
+    rates = nt.measured_rates(nt.arm_summary(replayed))
+    assert rates["shown_as_fresh"] == 1.0 and rates["withheld"] == 0.0 and rates["true_note"] == 0.0
+
+
+def test_chapter_recording_says_where_the_answers_come_from(tmp_path, monkeypatch):
+    rec = tmp_path / "notes_trials.x.jsonl"
+    with pytest.raises(nt.ModelError, match="does not exist"):
+        nt.chapter_recording(rec, TASKS_FILE)
+    rec.write_text("")
+    monkeypatch.setattr(nt, "runtime_installed", lambda: False)
+    path, line = nt.chapter_recording(rec, TASKS_FILE)
+    assert path == rec and line == "Model packages not installed: replaying the recording notes_trials.x.jsonl."
+    with pytest.raises(nt.ModelError, match="needs the llama.cpp runtime"):
+        nt.chapter_recording(rec, TASKS_FILE, model="/m.gguf")
+    with pytest.raises(ParameterError, match="tasks must be a whole number"):
+        nt.chapter_recording(rec, TASKS_FILE, tasks=-1)
+
+
+def test_prompts_are_shown_once_per_arm(tasks):
+    text = nt.prompt_markdown(tasks[0])
+    assert text.count("[system]") == len(nt.ARMS) and text.count(nt.VERIFY_RULE) == 1
