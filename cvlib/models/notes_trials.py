@@ -129,7 +129,7 @@ _INSTRUCTION = (
 _FRESH_LABEL = "located, high-confidence"
 _STALE_LABEL = "confidence: medium; locate status: unresolved/ambiguous"
 
-#: Generation settings of the recordings: greedy, one thread, answers of a function's length.
+#: The recordings' generation settings (greedy, one thread, answers up to a function's length plus a comment).
 SETTINGS = GenerationSettings(max_tokens=256, temperature=0.0, seed=0, threads=1, context_size=2048)
 
 

@@ -21,13 +21,14 @@ if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
     from matplotlib.figure import Figure
 
-#: How each outcome is written, and its colour.
+#: How each outcome is written.
 OUTCOME_NAMES: dict[str, str] = {
     "stale_edit": "stale edit applied",
     "true_edit": "true note's edit made",
     "unchanged": "function unchanged",
     "other": "other answer",
 }
+#: Each outcome's colour (stale in the baseline's, true in the validity-aware executor's).
 OUTCOME_FILL: dict[str, str] = {
     "stale_edit": OUTCOME_COLOURS["stale"],
     "true_edit": OUTCOME_COLOURS["true"],
