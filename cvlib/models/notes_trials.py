@@ -59,6 +59,7 @@ __all__ = [
     "build_prompt",
     "chapter_recording",
     "classify",
+    "compare_models",
     "complete_tasks",
     "decision_of",
     "extract_code",
@@ -66,6 +67,7 @@ __all__ = [
     "load_tasks",
     "measured_rates",
     "prompt_markdown",
+    "recording_comparison",
     "replay_outcomes",
     "run_trials",
     "runtime_installed",
@@ -1021,3 +1023,62 @@ def task_grid(outcomes: Any) -> Any:
     grid.insert(0, "rule_kind", kinds.reindex(order))
     grid.columns.name = None
     return grid.reset_index()
+
+
+def compare_models(outcomes: Mapping[str, Any], confidence: float = 0.95) -> Any:
+    """Several models' arms side by side, on the tasks every one of them completed (so the same tasks count).
+
+    Parameters
+    ----------
+    outcomes : Mapping
+        Model name -> :func:`task_outcomes` of its recording.
+    confidence : float
+        Of the intervals.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (model, arm): ``model``, ``arm``, ``tasks``, ``stale_edit``,
+        ``stale_edit_share``, ``stale_low``, ``stale_high``, ``right`` (share
+        with the arm's right outcome), in the mapping's order and :data:`ARMS` order.
+    """
+    import pandas as pd
+
+    if not outcomes:
+        raise ParameterError("compare_models needs at least one model's outcomes")
+    complete = [set(complete_tasks(frame)["task"]) for frame in outcomes.values()]
+    common = set.intersection(*complete)
+    parts = []
+    for name, frame in outcomes.items():
+        summary = arm_summary(frame[frame["task"].isin(common)], confidence)
+        parts.append(summary[["arm", "tasks", "stale_edit", "stale_edit_share", "stale_low", "stale_high", "right"]]
+                     .assign(model=name))
+    out = pd.concat(parts, ignore_index=True)
+    return out[["model", *[c for c in out.columns if c != "model"]]]
+
+
+def recording_comparison(recordings: Mapping[str, str | Path | None], tasks: Sequence[NotesTask],
+                         confidence: float = 0.95) -> tuple[Any, tuple[str, ...]]:
+    """Replay several recordings and compare them (:func:`compare_models`), or None when one of them is not given.
+
+    Parameters
+    ----------
+    recordings : Mapping
+        A short name -> a recording (None or a missing file: no comparison).
+    tasks : sequence of NotesTask
+        The task file's tasks.
+    confidence : float
+        Of the intervals.
+
+    Returns
+    -------
+    tuple
+        ``(comparison or None, names)``: the names as given, in order.
+    """
+    names = tuple(recordings)
+    if any(p is None or not Path(p).is_file() for p in recordings.values()):
+        return None, names
+    frames = {name: replay_outcomes(tasks, Path(str(p))) for name, p in recordings.items()}
+    if any(complete_tasks(f).empty for f in frames.values()):
+        return None, names
+    return compare_models(frames, confidence), names

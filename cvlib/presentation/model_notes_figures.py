@@ -203,3 +203,70 @@ def chapter_values(summary: pd.DataFrame, outcomes: pd.DataFrame, confidence: fl
     out["MN_label_rate"] = (rates["label"], "share")
     out["MN_verify_rate"] = (rates["verify"], "share")
     return out
+
+
+def models_table(comparison: pd.DataFrame, confidence: float) -> Any:
+    """Two (or more) models' stale edits and right outcomes per arm, on the same tasks.
+
+    Parameters
+    ----------
+    comparison : pandas.DataFrame
+        :func:`cvlib.models.notes_trials.compare_models`.
+    confidence : float
+        The intervals' confidence level.
+
+    Returns
+    -------
+    cvlib.presentation.tables.Table
+    """
+    import pandas as pd
+
+    if comparison.empty or int(comparison["tasks"].min()) == 0:
+        raise ParameterError("models_table needs every model with at least one task recorded in every arm")
+    models = list(dict.fromkeys(comparison["model"]))
+    frame = pd.DataFrame({"arm": [ARM_LABELS[a] for a in ARMS]})
+    names = {"arm": "Arm"}
+    for k, model in enumerate(models):
+        rows = comparison[comparison["model"] == model].set_index("arm").loc[list(ARMS)]
+        frame[f"stale{k}"] = [f"{fmt(int(c))} ({fmt(lo, 'percent_whole')}–{fmt(hi, 'percent_whole')})"
+                              for c, lo, hi in zip(rows["stale_edit"], rows["stale_low"], rows["stale_high"])]
+        frame[f"right{k}"] = rows["right"].to_numpy()
+        names[f"stale{k}"] = f"{model}: stale edits ({round(100 * confidence)}% interval)"
+        names[f"right{k}"] = f"{model}: right outcome"
+    tasks = int(comparison["tasks"].min())
+    return tables.table(frame, names, {f"right{k}": "percent_whole" for k in range(len(models))},
+                        caption=f"The same {fmt(tasks)} tasks for every model, one greedy trial per task and arm")
+
+
+def comparison_values(comparison: pd.DataFrame | None, names: Any = ()) -> dict[str, Any]:
+    """The numbers the chapter's comparison of models quotes, for :func:`cvlib.presentation.formatting.glue_all`.
+
+    Parameters
+    ----------
+    comparison : pandas.DataFrame or None
+        :func:`cvlib.models.notes_trials.compare_models` of two models, or
+        None when there is no second recording (every value is then a dash).
+    names : sequence of str
+        The two models' names, as the keys ``MN_cmp_model_0`` and ``_1`` give them.
+
+    Returns
+    -------
+    dict
+        ``MN_cmp_tasks``, ``MN_cmp_model_<k>`` and, per model k and arm,
+        ``MN_cmp_<k>_<arm>`` (stale edits) and ``MN_cmp_<k>_true`` (true notes' edits made).
+    """
+    keys = ["MN_cmp_tasks", "MN_cmp_model_0", "MN_cmp_model_1"]
+    keys += [f"MN_cmp_{k}_{arm}" for k in (0, 1) for arm in ARMS] + [f"MN_cmp_{k}_true" for k in (0, 1)]
+    if comparison is None:
+        return {key: ("–", "text") for key in keys}
+    models = list(dict.fromkeys(comparison["model"]))
+    if len(models) != 2:
+        raise ParameterError(f"comparison_values needs exactly two models, got {len(models)}")
+    out: dict[str, Any] = {"MN_cmp_tasks": (int(comparison["tasks"].min()), "count")}
+    for k, model in enumerate(models):
+        out[f"MN_cmp_model_{k}"] = (list(names)[k] if names else model, "text")
+        rows = comparison[comparison["model"] == model].set_index("arm")
+        for arm in ARMS:
+            out[f"MN_cmp_{k}_{arm}"] = (int(rows.loc[arm, "stale_edit"]), "count")
+        out[f"MN_cmp_{k}_true"] = (float(rows.loc["true_note", "right"]), "percent_whole")
+    return out

@@ -298,3 +298,8 @@ def test_chapter_recording_says_where_the_answers_come_from(tmp_path, monkeypatc
 def test_prompts_are_shown_once_per_arm(tasks):
     text = nt.prompt_markdown(tasks[0])
     assert text.count("[system]") == len(nt.ARMS) and text.count(nt.VERIFY_RULE) == 1
+
+
+def test_no_comparison_without_a_second_recording(tasks, tmp_path):
+    comparison, names = nt.recording_comparison({"a": tmp_path / "none.jsonl", "b": None}, tasks)
+    assert comparison is None and names == ("a", "b")

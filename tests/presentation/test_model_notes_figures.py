@@ -52,3 +52,23 @@ def test_chapter_values_are_the_summary_counts():
 def test_figures_refuse_an_empty_summary():
     with pytest.raises(ParameterError):
         mnf.arms_figure(nt.arm_summary(outcomes()).iloc[0:0], 0.95)
+
+
+def test_two_models_compare_on_the_tasks_both_completed():
+    first = outcomes()
+    second = first[~((first["task"] == "t2") & (first["arm"] == "withheld"))].copy()  # t2 unfinished
+    second.loc[second["arm"] == "stale_labelled", "outcome"] = "unchanged"
+    comparison = nt.compare_models({"small": first, "large": second})
+    assert set(comparison["tasks"]) == {2}
+    rows = comparison.set_index(["model", "arm"])
+    assert rows.loc[("small", "stale_labelled"), "stale_edit"] == 2
+    assert rows.loc[("large", "stale_labelled"), "stale_edit"] == 0
+    text = str(mnf.models_table(comparison, 0.95))
+    assert "small: stale edits" in text and "large: right outcome" in text
+    values = mnf.comparison_values(comparison, ("0.5B", "1.5B"))
+    assert values["MN_cmp_tasks"] == (2, "count") and values["MN_cmp_model_1"] == ("1.5B", "text")
+    assert values["MN_cmp_1_stale_labelled"] == (0, "count")
+    dashes = mnf.comparison_values(None)
+    assert set(dashes) == set(values) and {v for v, _ in dashes.values()} == {"–"}
+    with pytest.raises(ParameterError):
+        nt.compare_models({})
