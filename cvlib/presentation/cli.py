@@ -23,10 +23,11 @@ from typing import Any
 import click
 
 from cvlib.core.errors import CvlibError, ParameterError
+from cvlib.core.executors import law_policies, policy_column, resolve_policies
 from cvlib.core.executors import policies as registered_policies
-from cvlib.core.executors import resolve_policies
 from cvlib.core.validation import parse_int, shown
 from cvlib.experiments.law_check import law_rows
+from cvlib.models.cli import models
 from cvlib.notes.cli import notes
 from cvlib.scenarios.named import SCENARIOS, get_scenario, run_scenario
 from cvlib.scenarios.sizes import size_limits
@@ -290,8 +291,9 @@ def law(policy_names: tuple[str, ...]) -> None:
 
     The law predicts the baseline's doomed work; each --policy adds that executor's PFW as a column.
     """
-    rows = law_rows(policies=_chosen(policy_names))
-    extra = tuple(k for k in rows[0] if k.endswith("_pfw") and k not in ("expected_pfw", "actual_pfw")) if rows else ()
+    chosen = _chosen(policy_names)
+    rows = law_rows(policies=chosen)
+    extra = tuple(policy_column(p.name, "pfw") for p in law_policies(chosen)[1:])
     keys = ("case", "closure_size", "change_tick", "expected_pfw", "actual_pfw", "match", *extra)
     click.echo(_text_table(rows, keys))
     matches = sum(1 for row in rows if row["match"])
@@ -320,13 +322,19 @@ def spec(path: str, as_json: bool, policy_names: tuple[str, ...], max_steps: int
 
     A spec file is one mapping with the keys: name (required); title and
     description (for its book page); facts (required: a list of id, value and
-    optional valid_until); plan (required: a generator, chain, branching or
-    multi_branch, with its params, or explicit steps with id, kind, requires
-    and after); events (a list of tick, fact, kind replace or ambiguous,
-    new_value, ground_truth_changed); at_risk; budget (null computes it); and
-    policies (the executors to compare; --policy overrides it).
+    optional valid_until); plan (required: a generator, chain (num_actions
+    for a staged chain), branching, multi_branch, layered, fan_out or random,
+    with its params, or explicit steps with id, kind, requires and after);
+    events (a list of tick, fact, kind replace or ambiguous, new_value,
+    ground_truth_changed); silent_changes (a list of tick and fact, changes
+    no signal announces); supports (fact id -> the resource it rests on);
+    resource_events (a list of tick, resource and up, false for an outage);
+    rules (execution rules: recovery, budget_rule, verification, verify_policy,
+    prior_change, ttl, ttl_refresh, checker, launder); at_risk; budget (null
+    computes it); and policies (the executors to compare; --policy overrides it).
 
-    Example: data/scenarios/two_suppliers.yaml. The book page "The spec file
+    Examples: data/scenarios/two_suppliers.yaml (a page of the book) and
+    data/scenarios/warehouse_outage.yaml (rules and an outage). The book page "The spec file
     format" (book/spec_format.md) documents every key, and
     `bash scripts/book.sh --spec PATH` turns a spec file into a page of the book.
     """
@@ -341,6 +349,9 @@ def spec(path: str, as_json: bool, policy_names: tuple[str, ...], max_steps: int
 
 
 main.add_command(notes)
+
+# `cvlib models ...`: language-model recordings (cvlib.models; the runtime is imported only when a model runs).
+main.add_command(models)
 
 if __name__ == "__main__":  # pragma: no cover
     main()
