@@ -15,6 +15,8 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+import cvlib.core.executors
+from cvlib.core.executors import BASELINE, PolicyLike, law_policies, policy_column
 from cvlib.core.graph import TIE_BREAKS
 from cvlib.core.law import break_ticks, closed_form_applies, predicted_pfw, predicted_pfw_single
 from cvlib.core.rules import ExecutionRules
@@ -47,7 +49,9 @@ DEEP_LAW_CASES: tuple[tuple[str, str, dict[str, int]], ...] = tuple(
 CLOSED_FORM, GENERAL = "closed form", "general"
 
 
-def law_rows(cases: Iterable[tuple[str, str, dict[str, int]]] = LAW_CASES) -> list[dict[str, Any]]:
+def law_rows(
+    cases: Iterable[tuple[str, str, dict[str, int]]] = LAW_CASES, *, policies: Iterable[PolicyLike] | None = None
+) -> list[dict[str, Any]]:
     """Predict PFW from structure, run the baseline, and compare, case by case (plain rows, no pandas).
 
     Each case checks the article's closed form (:func:`~cvlib.core.law.predicted_pfw_single`)
@@ -61,6 +65,9 @@ def law_rows(cases: Iterable[tuple[str, str, dict[str, int]]] = LAW_CASES) -> li
     cases : iterable of (label, scenario, parameters)
         Named scenarios with one breaking event; the default is the 15 published
         cases, and :data:`DEEP_LAW_CASES` adds diamonds where the closed form fails.
+    policies : list of (str or ~cvlib.core.executors.Policy), optional
+        Executors to run beside the baseline (whose PFW the law predicts), each
+        adding a ``{policy}_pfw`` column; None runs the baseline alone.
 
     Returns
     -------
@@ -70,6 +77,7 @@ def law_rows(cases: Iterable[tuple[str, str, dict[str, int]]] = LAW_CASES) -> li
         (``expected_pfw``), the closed form's count, the measured PFW and
         whether prediction and measurement match.
     """
+    chosen = law_policies(policies)
     rows = []
     for label, scenario, params in cases:
         setup = setup_scenario(scenario, **params)
@@ -79,7 +87,8 @@ def law_rows(cases: Iterable[tuple[str, str, dict[str, int]]] = LAW_CASES) -> li
         applies = closed_form_applies(plan, fact)
         expected = closed_form if applies else predicted_pfw(plan, break_ticks(setup.events))
         actions = plan.run_columns().actions
-        actual = setup.run().baseline.pre_failure_work
+        run = setup.run(policies=chosen)
+        actual = run.result(BASELINE).pre_failure_work
         rows.append(
             {
                 "case": label,
@@ -93,18 +102,25 @@ def law_rows(cases: Iterable[tuple[str, str, dict[str, int]]] = LAW_CASES) -> li
                 "closed_form_pfw": closed_form,
                 "actual_pfw": actual,
                 "match": expected == actual,
+                **{policy_column(p.name, "pfw"): run.result(p.name).pre_failure_work for p in chosen[1:]},
             }
         )
     return rows
 
 
-def check_law(cases: Iterable[tuple[str, str, dict[str, int]]] = LAW_CASES) -> pd.DataFrame:
+def check_law(
+    cases: Iterable[tuple[str, str, dict[str, int]]] = LAW_CASES,
+    *,
+    policies: Iterable[str | cvlib.core.executors.Policy] | None = None,
+) -> pd.DataFrame:
     """:func:`law_rows` as a DataFrame, for notebooks.
 
     Parameters
     ----------
     cases : iterable of (label, scenario, parameters)
         As for :func:`law_rows`; ``LAW_CASES + DEEP_LAW_CASES`` covers the deep diamonds too.
+    policies : list of (str or ~cvlib.core.executors.Policy), optional
+        As for :func:`law_rows`.
 
     Returns
     -------
@@ -112,7 +128,7 @@ def check_law(cases: Iterable[tuple[str, str, dict[str, int]]] = LAW_CASES) -> p
     """
     import pandas as pd
 
-    return pd.DataFrame(law_rows(cases))
+    return pd.DataFrame(law_rows(cases, policies=policies))
 
 
 # -- past the published grid --------------------------------------------------------------------

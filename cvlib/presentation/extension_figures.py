@@ -15,7 +15,18 @@ from typing import TYPE_CHECKING, Any
 
 from cvlib.core.errors import ParameterError
 from cvlib.core.graph import PlanGraph, numeric_id_key
-from cvlib.presentation.style import ACCENTS, FONT_SIZES, LABELS, PALETTE, SERIES, legend_below, new_figure
+from cvlib.presentation.style import (
+    ACCENTS,
+    EXECUTOR_COLOURS,
+    FONT_SIZES,
+    LABELS,
+    PALETTE,
+    SERIES,
+    legend_below,
+    new_figure,
+    policy_colour,
+    policy_label,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
@@ -235,11 +246,13 @@ def checker_figure(table: pd.DataFrame, x: str, metrics: Sequence[str], hue: str
     rows = -(-len(metrics) // cols)
     fig, axes = new_figure(rows, cols, height=2.35 * rows + 0.8, squeeze=False, sharex=True)
     series = list(dict.fromkeys(table[hue]))
-    colours = {name: CHECKER_COLOURS.get(name, SERIES[k % len(SERIES)]) for k, name in enumerate(series)}
+    colours = _series_colours(hue, series)
+    dashed = {name for name in series if hue == "checker" and name not in CHECKER_COLOURS}
     for ax, metric in zip(axes.flat, metrics):
         for name in series:
             part = table[table[hue] == name].sort_values(x)
-            ax.plot(part[x], part[metric], marker="o", markersize=4, color=colours[name])
+            ax.plot(part[x], part[metric], marker="o", markersize=4, color=colours[name],
+                    linestyle="--" if name in dashed else "-")
         ax.set_title(METRIC_LABELS.get(metric, metric.replace("_", " ")), fontsize=FONT_SIZES["text"], loc="left")
         if metric in {"completion_rate", "mean_scur"}:
             ax.set_ylim(-0.05, 1.05)
@@ -247,14 +260,46 @@ def checker_figure(table: pd.DataFrame, x: str, metrics: Sequence[str], hue: str
         ax.set_visible(False)
     for ax in axes[-1]:
         ax.set_xlabel("time to live, TTL (ticks)" if x == "ttl" else x.replace("_", " "))
-    handles = [Line2D([], [], color=colours[n], marker="o", markersize=4, label=_series_label(hue, n)) for n in series]
+    handles = [Line2D([], [], color=colours[n], marker="o", markersize=4, linestyle="--" if n in dashed else "-",
+                      label=_series_label(hue, n)) for n in series]
     legend_below(fig, handles, ncols=2)
     return fig
 
 
+def _series_colours(hue: str, series: Sequence[Any]) -> dict[Any, str]:
+    """A colour per series: the checkers' own, an executor's (dashed, a free colour if its own is taken), else in turn."""
+    if hue != "checker":
+        return {name: SERIES[k % len(SERIES)] for k, name in enumerate(series)}
+    colours = {name: CHECKER_COLOURS[name] for name in series if name in CHECKER_COLOURS}
+    for name in series:
+        if name in colours:
+            continue
+        colour = policy_colour(str(name))
+        if colour in colours.values():
+            colour = next((c for c in EXECUTOR_COLOURS if c not in colours.values()), colour)
+        colours[name] = colour
+    return {name: colours[name] for name in series}
+
+
+def checker_label(name: str) -> str:
+    """A row of the operational comparison as a reader names it: a checker, or an executor beside them.
+
+    Parameters
+    ----------
+    name : str
+        A ``checker`` value of :func:`cvlib.experiments.time_and_operational.operational_comparison`.
+
+    Returns
+    -------
+    str
+        :data:`CHECKER_LABELS`' words, or e.g. ``"timestamp-only executor"``.
+    """
+    return CHECKER_LABELS.get(name, f"{policy_label(name).lower()} executor")
+
+
 def _series_label(hue: str, name: Any) -> str:
     if hue == "checker":
-        return CHECKER_LABELS.get(str(name), str(name))
+        return checker_label(str(name))
     if hue == "rate":
         return f"silent-change rate {float(name):g} per tick"
     return str(name)
@@ -328,8 +373,8 @@ def law_at_scale_figure(rows: pd.DataFrame) -> Figure:
     if rows.empty:
         raise ParameterError("law_at_scale_figure needs at least one row")
     fig, (top, bottom) = new_figure(2, 1, height=6.4)
-    bins = np.arange(0, rows["steps"].max() + 5, 5)
-    top.hist(rows["steps"], bins=bins, color="#8C8C8C")
+    bins = np.arange(0, rows["total_steps"].max() + 5, 5)
+    top.hist(rows["total_steps"], bins=bins, color="#8C8C8C")
     top.set_xlabel("plan size (steps)")
     top.set_ylabel("plans")
     top.set_title("The plans drawn", loc="left")
@@ -439,6 +484,7 @@ __all__ = [
     "POLICY_LABELS",
     "change_figure",
     "checker_figure",
+    "checker_label",
     "exposure_figure",
     "law_at_scale_figure",
     "policy_figure",

@@ -26,9 +26,12 @@ A spec is a YAML or JSON mapping::
     rules: {ttl: 4, checker: dependency}   # ExecutionRules fields; left out: the article's
     at_risk: F1                 # sizes the budget and the recovery cost
     budget: null                # null: steps + closure(at_risk) + 1
+    policies: [baseline, validity_aware, timestamp_only]  # optional: the executors to compare
 
 The plan's ``generator`` is one of :data:`PLAN_GENERATORS`: every plan family
 of the library, the article's three, the random families and a random plan.
+``policies`` takes registered names or ``module:attribute`` references (which
+import that module); left out, the article's two run.
 
 Every error names the file, the entry and what was expected. The book page
 "The spec file format" (``book/spec_format.md``) documents every key, and
@@ -42,14 +45,14 @@ import json
 import os
 import stat
 from collections import Counter
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
 from cvlib.core.errors import CvlibError, SpecError
 from cvlib.core.events import Event, ResourceEvent, SilentChange
-from cvlib.core.executors import compute_budget
+from cvlib.core.executors import PolicyLike, compute_budget, resolve_policies
 from cvlib.core.facts import Fact
 from cvlib.core.graph import PlanGraph, Step
 from cvlib.core.rules import ExecutionRules, VerificationModel
@@ -59,7 +62,7 @@ from cvlib.scenarios import generators, random_plans
 from cvlib.scenarios.setup import ScenarioRun, ScenarioSetup
 
 _TOP_KEYS = {"name", "title", "description", "facts", "plan", "events", "at_risk", "budget",
-             "silent_changes", "resource_events", "supports", "rules"}
+             "silent_changes", "resource_events", "supports", "rules", "policies"}
 
 #: Largest spec file read, in bytes (1 MiB); a scenario is a page of text, not a data set.
 DEFAULT_MAX_SPEC_BYTES = 1 << 20
@@ -325,6 +328,8 @@ def _setup(spec: Mapping[str, Any], fail: Any) -> ScenarioSetup:
     if at_risk not in plan.facts:
         raise fail(f"'at_risk' fact {shown(at_risk)} is not required by any step; the plan requires {sorted(plan.facts)}")
 
+    _policies(spec.get("policies"), fail)  # checked now, so a bad name fails before anything runs
+
     budget = spec.get("budget")
     if budget is None:
         budget = compute_budget(plan, at_risk)
@@ -364,8 +369,44 @@ def load_spec(path: str | Path, *, max_bytes: int | None = None) -> ScenarioSetu
     return setup_from_spec(read_spec(path, max_bytes=max_bytes), source=str(path))
 
 
-def run_spec(path: str | Path, *, max_bytes: int | None = None) -> ScenarioRun:
-    """Load a spec file and run it on both executors.
+def spec_policies(spec: Mapping[str, Any], source: str = "spec") -> list[str] | None:
+    """The executors a parsed spec asks for under ``policies:`` (names or ``module:attribute``), or None.
+
+    Parameters
+    ----------
+    spec : mapping
+        What :func:`read_spec` returned.
+    source : str
+        Where it came from, named in an error.
+
+    Returns
+    -------
+    list of str or None
+        None when the spec names none (the article's two then run).
+    """
+
+    def fail(message: str) -> SpecError:
+        return SpecError(f"{source}: {message}")
+
+    return _policies(spec.get("policies") if isinstance(spec, Mapping) else None, fail)
+
+
+def _policies(raw: Any, fail: Any) -> list[str] | None:
+    if raw is None:
+        return None
+    if not isinstance(raw, list) or not raw or not all(isinstance(p, str) and p for p in raw):
+        raise fail(f"'policies' must be a non-empty list of executor names (or module:attribute), got {shown(raw)}")
+    try:
+        resolve_policies(raw)
+    except CvlibError as err:
+        raise fail(f"policies: {err}") from None
+    return list(raw)
+
+
+def run_spec(
+    path: str | Path, *, max_bytes: int | None = None, policies: Iterable[PolicyLike] | None = None
+) -> ScenarioRun:
+    """Load a spec file and run it on the executors it names (``policies:``), by default the article's two.
 
     Parameters
     ----------
@@ -373,12 +414,16 @@ def run_spec(path: str | Path, *, max_bytes: int | None = None) -> ScenarioRun:
         The spec file.
     max_bytes : int or None
         Largest file accepted (see :func:`read_spec`).
+    policies : list of (str or ~cvlib.core.executors.Policy), optional
+        The executors, in order, instead of the spec's own ``policies:``.
 
     Returns
     -------
     ScenarioRun
     """
-    return load_spec(path, max_bytes=max_bytes).run()
+    spec = read_spec(path, max_bytes=max_bytes)
+    setup = setup_from_spec(spec, source=str(path))
+    return setup.run(policies=policies if policies is not None else spec_policies(spec, str(path)))
 
 
 def _unknown_keys(entry: Mapping[Any, Any], allowed: set[str]) -> str:

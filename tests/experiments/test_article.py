@@ -13,9 +13,9 @@ from cvlib.scenarios.named import run_scenario
 def test_run_row_flattens_both_executors_and_the_structure() -> None:
     run = run_scenario("D1", depth=3, change_tick=0)
     row = article.run_row(run)
-    assert row["total_nodes"] == run.structure.total_steps
+    assert row["total_steps"] == run.structure.total_steps
     assert row["baseline_pfw"] == run.baseline.pre_failure_work
-    assert row["validity_pfw"] == run.validity_aware.pre_failure_work == 0
+    assert row["validity_aware_pfw"] == run.validity_aware.pre_failure_work == 0
     assert row["predicted_pfw"] == row["baseline_pfw"]  # the law, on a chain broken at the start
     assert row["budget"] == run.baseline.budget
     assert all(not isinstance(v, (list, dict)) for v in row.values())  # a flat row of numbers
@@ -26,7 +26,7 @@ def test_depth_sweep_has_one_row_per_depth_and_pfw_grows_with_depth() -> None:
     assert list(table["depth"]) == [1, 2, 5]
     assert list(table["baseline_pfw"]) == sorted(table["baseline_pfw"])
     assert table["baseline_pfw"].iloc[-1] > table["baseline_pfw"].iloc[0]
-    assert (table["validity_pfw"] == 0).all()
+    assert (table["validity_aware_pfw"] == 0).all()
     assert (table["predicted_pfw"] == table["baseline_pfw"]).all()
 
 
@@ -46,7 +46,7 @@ def test_topology_grid_default_is_the_published_96_configurations() -> None:
 def test_isolation_sweep_exposure_falls_as_unrelated_branches_are_added() -> None:
     table = article.isolation_sweep((1, 4))
     assert list(table["num_branches"]) == [1, 4]
-    assert table["total_nodes"].iloc[1] > table["total_nodes"].iloc[0]
+    assert table["total_steps"].iloc[1] > table["total_steps"].iloc[0]
     assert table["exposed_pct"].iloc[1] < table["exposed_pct"].iloc[0]
     assert table["baseline_pfw"].nunique() == 1  # damage does not grow with unrelated plan
 
@@ -56,7 +56,7 @@ def test_budget_sweep_and_its_separation_window() -> None:
     assert list(sweep["budget"]) == sorted(sweep["budget"], reverse=True)
     assert len(sweep) == 6
     window = article.separation_window(sweep)
-    only = sweep[sweep["validity_completed"] & ~sweep["baseline_completed"]]
+    only = sweep[sweep["validity_aware_completed"] & ~sweep["baseline_completed"]]
     assert window == [int(b) for b in only["budget"]]
     assert window, "the published sweep has a window where only the validity-aware executor completes"
     explicit = article.budget_sweep(depth=4, change_tick=1, budgets=[1, 100])
@@ -65,7 +65,7 @@ def test_budget_sweep_and_its_separation_window() -> None:
 
 
 def test_separation_window_of_a_sweep_without_one_is_empty() -> None:
-    both = pd.DataFrame({"budget": [5, 4], "baseline_completed": [True, True], "validity_completed": [True, True]})
+    both = pd.DataFrame({"budget": [5, 4], "baseline_completed": [True, True], "validity_aware_completed": [True, True]})
     assert article.separation_window(both) == []
 
 

@@ -40,9 +40,9 @@ def test_random_family_rows_check_the_law_on_each_plan() -> None:
     family = RandomFamily(seed=5, count=20, max_steps=15)
     rows = family.rows(0, 20)
     assert [r["task"] for r in rows] == list(range(20))
-    assert all(r["steps"] <= 15 for r in rows)
+    assert all(r["total_steps"] <= 15 for r in rows)
     assert all(r["law_holds"] == (r["predicted_pfw"] == r["baseline_pfw"]) for r in rows)
-    assert all(r["validity_pfw"] == 0 for r in rows)
+    assert all(r["validity_aware_pfw"] == 0 for r in rows)
     assert rows[7:9] == family.rows(7, 9)  # a task is the same whichever chunk runs it
 
 

@@ -25,16 +25,21 @@ def test_outcomes_by_budget_runs_each_budget_in_the_order_given() -> None:
     setup = setup_scenario("A", depth=4, change_tick=1)
     outcomes = windows.outcomes_by_budget(setup, [100, 0])
     assert [o.budget for o in outcomes] == [100, 0]
-    assert outcomes[0].baseline_completed and outcomes[0].validity_completed
-    assert not outcomes[1].baseline_completed and not outcomes[1].validity_completed
-    assert outcomes[0].baseline_steps < 100  # an unconstrained run uses what it needs, not the budget
+    assert outcomes[0].completed("baseline") and outcomes[0].completed("validity_aware")
+    assert not outcomes[1].completed("baseline") and not outcomes[1].completed("validity_aware")
+    assert outcomes[0].steps("baseline") < 100  # an unconstrained run uses what it needs, not the budget
     with pytest.raises(cv.ParameterError):
         windows.outcomes_by_budget(setup, [-1])
 
 
 def test_only_validity_aware_is_the_window_condition() -> None:
-    inside = windows.BudgetOutcome(7, baseline_completed=False, validity_completed=True, baseline_steps=7, validity_steps=6)
-    outside = windows.BudgetOutcome(9, baseline_completed=True, validity_completed=True, baseline_steps=9, validity_steps=6)
+    def result(name, completed, steps, budget):
+        return cv.ExecutorResult(name, completed, steps, budget, 1, 0, 0, steps, 0)
+
+    inside = windows.BudgetOutcome(7, {"baseline": result("baseline", False, 7, 7),
+                                       "validity_aware": result("validity_aware", True, 6, 7)})
+    outside = windows.BudgetOutcome(9, {"baseline": result("baseline", True, 9, 9),
+                                        "validity_aware": result("validity_aware", True, 6, 9)})
     assert inside.only_validity_aware and not outside.only_validity_aware
 
 
@@ -43,9 +48,9 @@ def test_budget_window_is_the_gap_between_the_two_unconstrained_runs() -> None:
     window = windows.budget_window(setup)
     assert window["contiguous"]
     # the baseline needs every step it took; the validity-aware executor finishes with fewer
-    assert window["validity_steps"] < window["baseline_steps"]
-    assert window["low"] == window["validity_steps"] and window["high"] == window["baseline_steps"] - 1
-    assert window["width"] == window["baseline_steps"] - window["validity_steps"]
+    assert window["validity_aware_steps"] < window["baseline_steps"]
+    assert window["low"] == window["validity_aware_steps"] and window["high"] == window["baseline_steps"] - 1
+    assert window["width"] == window["baseline_steps"] - window["validity_aware_steps"]
     # the same budgets as checking each one
     for budget in (window["low"], window["high"]):
         (outcome,) = windows.outcomes_by_budget(setup, [budget])

@@ -115,10 +115,30 @@ def test_mechanism_figure_stacks_marker_labels_that_would_collide():
     _ok(plots.mechanism_figure(trace_both(setup), markers=markers, budget=setup.budget))
 
 
-def test_mechanism_figure_needs_both_traces():
-    traces = trace_both(cv.setup_scenario("A"))
-    with pytest.raises(ParameterError, match="missing \\['validity_aware'\\]"):
-        plots.mechanism_figure({"baseline": traces["baseline"]})
+def test_mechanism_figure_draws_one_lane_per_trace_in_order():
+    setup = cv.setup_scenario("A")
+    with pytest.raises(ParameterError, match="at least one trace"):
+        plots.mechanism_figure({})
+    three = trace_both(setup, policies=["baseline", "validity_aware", "timestamp_only"])
+    figure = plots.mechanism_figure(three, budget=setup.budget)
+    _ok(figure)
+    ticks = figure.axes[0].get_yticklabels()
+    assert [t.get_text() for t in ticks] == ["Baseline", "Validity-aware", "Timestamp-only"]
+    assert [t.get_color() for t in ticks] == ["#D55E00", "#0072B2", "#E69F00"]
+    one = plots.mechanism_figure({"validity_aware": three["validity_aware"]})
+    assert [t.get_text() for t in one.axes[0].get_yticklabels()] == ["Validity-aware"]
+
+
+def test_budget_and_steps_figures_take_every_policy_present():
+    three = ["baseline", "validity_aware", "timestamp_only"]
+    sweep = cv.budget_sweep(policies=three)
+    figure = plots.budget_sweep_figure(sweep, cv.separation_window(sweep))
+    _ok(figure)
+    assert [t.get_text() for t in figure.legends[0].get_texts()] == ["Baseline", "Validity-aware", "Timestamp-only"]
+    runs = {"A": cv.run_scenario("A", policies=three), "E2": cv.run_scenario("E2", policies=three)}
+    bars = plots.steps_comparison_figure(runs)
+    _ok(bars)
+    assert len(bars.axes[0].patches) == 6
 
 
 def test_pfw_vs_size_plots_every_run_on_linear_axes_with_a_close_up():
@@ -159,7 +179,7 @@ def test_isolation_figure_bars_are_exposure_and_lines_are_pfw():
     assert heights == pytest.approx(list(iso["exposed_pct"]))
     base, va = right.get_lines()
     assert list(base.get_ydata()) == list(iso["baseline_pfw"])
-    assert list(va.get_ydata()) == list(iso["validity_pfw"])
+    assert list(va.get_ydata()) == list(iso["validity_aware_pfw"])
     assert _same_colour(base.get_color(), plots.PALETTE["baseline"])
 
 
