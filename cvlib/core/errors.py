@@ -56,3 +56,11 @@ class NotesError(CvlibError, ValueError):
     The root of :mod:`cvlib.notes`' own errors (:mod:`cvlib.notes.errors`), kept
     here so every error cvlib raises hangs from the one :class:`CvlibError` tree.
     """
+
+
+class ModelError(CvlibError):
+    """A language model, a model file, a recording or a recorded call is not one :mod:`cvlib.models` can use.
+
+    The root of :mod:`cvlib.models`' own errors (:mod:`cvlib.models.errors`),
+    kept here so every error cvlib raises hangs from the one :class:`CvlibError` tree.
+    """

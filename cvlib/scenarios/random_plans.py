@@ -120,7 +120,7 @@ def layered_dag(
             predecessors.append(tuple(sorted(rng.sample(previous, take))))
             requires.append(frozenset({rng.choice(facts)}) if rng.random() < require_prob else _EMPTY)
         previous = range(start, len(ids))
-    return PlanGraph._from_columns(ids, kinds, requires, predecessors)
+    return PlanGraph.from_columns(ids, kinds, requires, predecessors)
 
 
 def isolated_fan_out(
@@ -191,7 +191,7 @@ def isolated_fan_out(
         kinds.append(StepKind.ACTION if i == post_merge_depth - 1 else StepKind.DECISION)
         requires.append(_EMPTY)
         predecessors.append(tuple(tails) if i == 0 else (len(ids) - 2,))
-    return PlanGraph._from_columns(ids, kinds, requires, predecessors)
+    return PlanGraph.from_columns(ids, kinds, requires, predecessors)
 
 
 def random_facts(

@@ -240,6 +240,18 @@ def test_change_figure_marks_what_changes():
     assert texts.count("changes") == int(changed.to_numpy().sum())
 
 
+def test_tie_break_figure_marks_the_steps_after_the_action():
+    plan = cv.branching(11, 2, 1, seed=0)
+    fig = _ok(xfig.tie_break_figure(plan))
+    assert len(fig.axes) == 2
+    after = [len(ax.collections[2].get_offsets()) for ax in fig.axes]  # ran, action, after the action
+    assert after == [len(plan) - 1 - plan.topological_order().index("L10_0"), 0]
+    assert [len(ax.collections[0].get_offsets()) + len(ax.collections[1].get_offsets()) for ax in fig.axes] == [
+        len(plan) - after[0], len(plan)]
+    with pytest.raises(ParameterError):
+        xfig.tie_break_figure(plan, ())
+
+
 def test_performance_and_law_at_scale_figures():
     record = cv.performance.load_record(cv.paths.data_path("benchmarks", "latest.json"))
     fig = _ok(cv.performance.scaling_figure(record))
@@ -259,6 +271,54 @@ def test_figures_refuse_empty_input():
         plots.steps_comparison_figure({})
     with pytest.raises(ParameterError):
         xfig.law_at_scale_figure(pd.DataFrame({"steps": [], "predicted_pfw": [], "baseline_pfw": []}))
+
+
+# -- the notes chapters' figures -----------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def notes_replay():
+    from cvlib.notes import views
+    from cvlib.repository import data_path
+
+    return views.replay_projects(["requests", "rpds-py"], data_path("code_history"))
+
+
+def test_notes_release_figures_pass_the_style_check(notes_replay):
+    from cvlib.notes import history as nh
+    from cvlib.notes import views
+    from cvlib.presentation import notes_figures as nf
+
+    projects = notes_replay.projects
+    fig = _ok(nf.gate_comparison_figure(nh.gate_comparison(notes_replay.replayed), notes_replay.versions, projects))
+    assert len(fig.axes[0].patches) == 3 * (len(notes_replay.versions["requests"]) - 1)  # three gates per step
+    _ok(nf.step_status_figure(nh.step_shares(notes_replay.replayed), notes_replay.versions, projects))
+    _ok(nf.survival_figure(views.survival_curves(notes_replay), views.survival_curves(notes_replay, "status_symbol"), projects))
+
+
+def test_notes_trial_figures_pass_the_style_check(notes_replay):
+    import numpy as np
+
+    from cvlib.notes import trials as nt
+    from cvlib.notes import views
+    from cvlib.presentation import notes_figures as nf
+    from cvlib.repository import data_path
+
+    counts = nt.with_intervals(nt.load_trials(data_path("notes_trials/published_counts.csv")), confidence=0.95)
+    arms = counts[counts["table"] == "arms"].reset_index(drop=True)
+    _ok(nf.trial_intervals_figure(arms, views.ARM_NAMES, 0.95))
+    curves = views.policy_curves(views.step_counts(notes_replay), nt.policy_rates(counts), np.linspace(0, 1, 5))
+    _ok(nf.policy_curves_figure(curves, 0.5))
+
+
+def test_every_notes_figure_function_is_under_the_style_check():
+    import inspect
+
+    from cvlib.presentation import notes_figures as nf
+
+    drawn = {"gate_comparison_figure", "step_status_figure", "survival_figure", "trial_intervals_figure", "policy_curves_figure"}
+    public = {n for n, f in inspect.getmembers(nf, inspect.isfunction) if f.__module__ == nf.__name__ and not n.startswith("_")}
+    assert public == drawn
 
 
 # -- the progressive-fidelity chapters ----------------------------------------------------

@@ -38,7 +38,7 @@ API_DIR = ROOT / "book" / "api"
 API_SOURCES = sorted(API_DIR.glob("*.md"))
 API_HTML_DIR = ROOT / "_build" / "html" / "book" / "api"
 #: One page per part of the library, and the index.
-API_PAGES = ("index", "core", "scenarios", "experiments", "presentation", "notes", "fidelity")
+API_PAGES = ("index", "core", "scenarios", "experiments", "presentation", "notes", "fidelity", "models")
 
 
 def _modules() -> dict[str, ModuleType]:

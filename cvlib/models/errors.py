@@ -1,0 +1,34 @@
+"""Errors :mod:`cvlib.models` raises (all are :class:`cvlib.CvlibError`), each one line naming what to fix."""
+
+from __future__ import annotations
+
+from cvlib.core.errors import ModelError
+
+__all__ = [
+    "ModelChecksumError",
+    "ModelError",
+    "ModelMissingError",
+    "RecordingError",
+    "RuntimeMissingError",
+    "UnrecordedCallError",
+]
+
+
+class ModelMissingError(ModelError):
+    """A model file, or a package that ships one of its parts, is not installed."""
+
+
+class ModelChecksumError(ModelError):
+    """A model file's SHA-256 is not the one expected: another file, or a damaged one."""
+
+
+class RuntimeMissingError(ModelError):
+    """The llama.cpp runtime (``xllamacpp``) is not installed."""
+
+
+class RecordingError(ModelError):
+    """A recording file is missing or holds a line that is not a recorded call."""
+
+
+class UnrecordedCallError(ModelError):
+    """A replayed model was asked a prompt, settings or model the recording does not hold."""

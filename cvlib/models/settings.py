@@ -1,0 +1,167 @@
+"""What a call to a language model is made of: the chat turns, the settings, and the model's identity.
+
+Everything that can change a model's answer is a value here and is written
+into every recorded call: the settings (greedy by default, the seed, how many
+tokens, how many threads, the context size, where to stop) and the identity of
+the model (its file's name and SHA-256, the runtime and its version). A
+recorded answer can then be re-generated, or refused, on exactly those terms.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from cvlib.core.errors import ParameterError
+
+__all__ = ["ROLES", "GenerationSettings", "Message", "ModelIdentity", "check_messages"]
+
+#: A chat turn: ``(role, content)``; the runtime applies the model's chat template.
+Message = tuple[str, str]
+
+#: The roles a chat turn may have.
+ROLES = ("system", "user", "assistant")
+
+
+@dataclass(frozen=True, slots=True)
+class GenerationSettings:
+    """How to generate one answer.
+
+    Parameters
+    ----------
+    max_tokens : int
+        At most this many tokens are generated.
+    temperature : float
+        0.0 is greedy decoding (the most likely token every time), the default:
+        the answer then depends only on the prompt, the model and the runtime.
+    seed : int
+        Seed of the sampler (matters only when ``temperature`` > 0).
+    threads : int
+        CPU threads the runtime uses (one per worker process when recording in parallel).
+    context_size : int
+        Tokens of context the runtime allocates; a prompt must fit in it with the answer.
+    stop : tuple of str
+        Generation stops before the first of these strings (e.g. a newline, for one-line answers).
+    """
+
+    max_tokens: int
+    temperature: float = 0.0
+    seed: int = 0
+    threads: int = 1
+    context_size: int = 2048
+    stop: tuple[str, ...] = field(default=())
+
+    def __post_init__(self) -> None:
+        for name in ("max_tokens", "seed", "threads", "context_size"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise ParameterError(f"generation setting {name} must be an integer, got {value!r}")
+        if self.max_tokens < 1 or self.threads < 1 or self.context_size < 16 or self.seed < 0:
+            raise ParameterError(
+                f"generation settings out of range: max_tokens={self.max_tokens}, threads={self.threads}, "
+                f"context_size={self.context_size}, seed={self.seed}; expected max_tokens, threads >= 1, "
+                "context_size >= 16, seed >= 0"
+            )
+        if isinstance(self.temperature, bool) or not isinstance(self.temperature, int | float) or self.temperature < 0:
+            raise ParameterError(f"generation setting temperature must be a number >= 0, got {self.temperature!r}")
+        object.__setattr__(self, "temperature", float(self.temperature))
+        stop = self.stop
+        if isinstance(stop, str) or not all(isinstance(s, str) and s for s in stop):
+            raise ParameterError(f"generation setting stop must be a sequence of non-empty strings, got {stop!r}")
+        object.__setattr__(self, "stop", tuple(stop))
+
+    def to_dict(self) -> dict[str, Any]:
+        """The settings as a JSON-ready mapping (``stop`` as a list), as a recorded call holds them.
+
+        Returns
+        -------
+        dict
+        """
+        out = asdict(self)
+        out["stop"] = list(self.stop)
+        return out
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> GenerationSettings:
+        """Settings read back from a recorded call.
+
+        Parameters
+        ----------
+        data : Mapping
+            What :meth:`to_dict` wrote.
+
+        Returns
+        -------
+        GenerationSettings
+        """
+        known = {"max_tokens", "temperature", "seed", "threads", "context_size", "stop"}
+        unknown = sorted(set(data) - known)
+        if unknown or "max_tokens" not in data:
+            raise ParameterError(
+                f"recorded settings {dict(data)!r}: expected the keys {', '.join(sorted(known))} (max_tokens required)"
+            )
+        values = dict(data)
+        values["stop"] = tuple(values.get("stop", ()))
+        return cls(**values)
+
+
+@dataclass(frozen=True, slots=True)
+class ModelIdentity:
+    """Which model answered: its file and the runtime that ran it.
+
+    Parameters
+    ----------
+    file_name : str
+        The model file's name (not its path: a path says where, not what).
+    sha256 : str
+        SHA-256 of the file, hex: what makes two files the same model.
+    runtime : str
+        The runtime's name (``xllamacpp``, or ``replay`` for an answer read from a recording).
+    runtime_version : str
+        The runtime's version; greedy answers are byte-identical only for one runtime version.
+    """
+
+    file_name: str
+    sha256: str
+    runtime: str
+    runtime_version: str
+
+    def to_dict(self) -> dict[str, str]:
+        """The identity as a JSON-ready mapping.
+
+        Returns
+        -------
+        dict of str to str
+        """
+        return asdict(self)
+
+
+def check_messages(messages: Sequence[Message]) -> tuple[Message, ...]:
+    """``messages`` as a tuple of ``(role, content)`` pairs, or a one-line error naming the bad turn.
+
+    Parameters
+    ----------
+    messages : sequence of (str, str)
+        Chat turns, each a role in :data:`ROLES` and its text.
+
+    Returns
+    -------
+    tuple of (str, str)
+    """
+    if isinstance(messages, str | bytes) or not isinstance(messages, Sequence) or not messages:
+        raise ParameterError(f"messages must be a non-empty sequence of (role, content) pairs, got {messages!r:.80}")
+    out: list[Message] = []
+    for k, turn in enumerate(messages):
+        if (
+            not isinstance(turn, Sequence)
+            or isinstance(turn, str)
+            or len(turn) != 2
+            or turn[0] not in ROLES
+            or not isinstance(turn[1], str)
+        ):
+            raise ParameterError(
+                f"message {k} is {turn!r:.80}; expected (role, content) with role one of {', '.join(ROLES)}"
+            )
+        out.append((str(turn[0]), turn[1]))
+    return tuple(out)
