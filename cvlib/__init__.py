@@ -134,6 +134,7 @@ _MODULES: dict[str, str] = {
     "figures": "cvlib.presentation.figures",
     "formatting": "cvlib.presentation.formatting",
     "model_loop": "cvlib.presentation.model_loop",
+    "model_notes_figures": "cvlib.presentation.model_notes_figures",
     "notes_figures": "cvlib.presentation.notes_figures",
     "performance": "cvlib.presentation.performance",
     "published": "cvlib.presentation.published",
