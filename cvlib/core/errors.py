@@ -58,7 +58,7 @@ class NotesError(CvlibError, ValueError):
     """
 
 
-class ModelError(CvlibError):
+class ModelError(CvlibError, ValueError):
     """A language model, a model file, a recording or a recorded call is not one :mod:`cvlib.models` can use.
 
     The root of :mod:`cvlib.models`' own errors (:mod:`cvlib.models.errors`),

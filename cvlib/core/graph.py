@@ -719,7 +719,7 @@ class PlanGraph:
         ptr, idx = self._pred_ptr, self._pred_idx
         order = _kahn_order_by(self._ids, ptr, idx, numeric_id_key)
         # Closures are indexed by step and do not depend on the order; runs and links do, so they are rebuilt.
-        return PlanGraph._from_columns(
+        return PlanGraph.from_columns(
             self._ids, self._kinds, self._requires, CSR(ptr, idx), order=order, closures=self._closures,
             longest=self._longest,
         )

@@ -346,8 +346,8 @@ def _report(report: dict[str, Any]) -> None:  # pragma: no cover - child side
     print(json.dumps(report))
 
 
-#: The command line, run in the child by its module name as ``python -m cvlib.presentation.cli`` runs it: the
-#: harness drives the installed program from outside, as a user does, and imports nothing above its layer.
+#: The command line's module, which the child runs by name as ``python -m cvlib.presentation.cli`` would.
+#: The harness drives the installed program from outside, as a user does, and imports nothing above its layer.
 _COMMAND = "cvlib.presentation.cli"
 
 

@@ -11,8 +11,6 @@ import sys
 
 import click
 
-__all__ = ["models"]
-
 
 @click.group("models", context_settings={"help_option_names": ["-h", "--help"]})
 def models() -> None:

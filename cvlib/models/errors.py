@@ -14,7 +14,7 @@ __all__ = [
 ]
 
 
-class ModelMissingError(ModelError):
+class ModelMissingError(ModelError, ImportError):
     """A model file, or a package that ships one of its parts, is not installed."""
 
 
@@ -22,7 +22,7 @@ class ModelChecksumError(ModelError):
     """A model file's SHA-256 is not the one expected: another file, or a damaged one."""
 
 
-class RuntimeMissingError(ModelError):
+class RuntimeMissingError(ModelError, ImportError):
     """The llama.cpp runtime (``xllamacpp``) is not installed."""
 
 

@@ -58,7 +58,7 @@ import symtable
 from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 from .errors import NotesError, UnparsableSource
 
@@ -220,7 +220,7 @@ def _headers(stmt: ast.AST) -> Iterator[tuple[str, list[ast.stmt], tuple[ast.AST
         yield head + ".else", stmt.orelse, (stmt.test,), []
     elif isinstance(stmt, (ast.For, ast.AsyncFor)):
         head = f"for({canon(stmt.target)} in {canon(stmt.iter)})"
-        binds = [(n, stmt) for n in _bound_names(stmt.target)]
+        binds: list[tuple[str, ast.AST]] = [(n, stmt) for n in _bound_names(stmt.target)]
         yield head + ".body", stmt.body, (stmt.iter,), binds
         yield head + ".else", stmt.orelse, (stmt.iter,), []
     elif isinstance(stmt, ast.While):
@@ -231,7 +231,7 @@ def _headers(stmt: ast.AST) -> Iterator[tuple[str, list[ast.stmt], tuple[ast.AST
         head = f"with({canon(stmt.items)})"
         binds = [(n, stmt) for item in stmt.items if item.optional_vars is not None for n in _bound_names(item.optional_vars)]
         yield head, stmt.body, tuple(item.context_expr for item in stmt.items), binds
-    elif isinstance(stmt, ast.Try) or type(stmt).__name__ == "TryStar":
+    elif isinstance(stmt, (ast.Try, ast.TryStar)):
         yield "try.body", stmt.body, (), []
         for handler in stmt.handlers:
             head = f"except({canon(handler.type)} as {handler.name})"
@@ -279,8 +279,9 @@ class PythonFile:
         if self._seen[qualname] > 1:
             qualname = f"{qualname}#{self._seen[qualname]}"
         decorators = getattr(node, "decorator_list", []) or []
-        first = min([node.lineno] + [d.lineno for d in decorators])
-        self.symbols.append(PySymbol(qualname, name, kind, node, scope, first, node.end_lineno or node.lineno))
+        located = cast(ast.stmt, node)  # a symbol is bound by a statement, which has lines
+        first = min([located.lineno] + [d.lineno for d in decorators])
+        self.symbols.append(PySymbol(qualname, name, kind, node, scope, first, located.end_lineno or located.lineno))
 
     def _bind(self, scope: _Scope, name: str, kind: str, node: ast.AST, ctx: str, ctx_nodes: tuple[ast.AST, ...]) -> None:
         scope.bindings.setdefault(name, []).append(_Binding(kind, node, ctx, ctx_nodes))
@@ -353,6 +354,8 @@ class PythonFile:
         """A function that declares ``global x`` and binds it rebinds the module's ``x``."""
         for scope in list(self.scopes.values()):
             if scope.kind != "function":
+                continue
+            if scope.node is None:
                 continue
             declared = {n for sub in ast.walk(scope.node) if isinstance(sub, ast.Global) for n in sub.names}
             for name in sorted(declared):
@@ -631,8 +634,8 @@ class PythonFile:
             assert parent is not None
             header = ast.ClassDef(name=node.name, bases=node.bases, keywords=node.keywords, body=[],
                                   decorator_list=node.decorator_list)
-            record = ["header", canon(header)]
-            reads = {self._resolve(parent, n) for n in _loaded_names(*node.decorator_list, *node.bases,
+            record: list[object] = ["header", canon(header)]
+            reads: set[tuple[str, str, str]] = {self._resolve(parent, n) for n in _loaded_names(*node.decorator_list, *node.bases,
                                                                          *[k.value for k in node.keywords])}
             for b in parent.bindings.get(node.name, []):
                 code = "<this class>" if b.node is node else ("<self>" if b.node is own else self._code(b.node))
@@ -645,12 +648,13 @@ class PythonFile:
             elif parent.kind == "function":
                 reads.add(_member_of(parent))
             return json.dumps(record), reads
-        scope = self.scopes.get(scope_name)
-        if scope is None:
+        found = self.scopes.get(scope_name)
+        if found is None:
             return json.dumps(["unbound"]), set()
+        scope = found
         bindings = scope.bindings.get(name, [])
-        record: list[object] = []
-        reads: set[tuple[str, str, str]] = set()
+        record = []
+        reads = set()
         for b in bindings:
             record.append([b.kind, "<self>" if b.node is own else self._code(b.node), b.context])
             reads |= self._reads_of(b, scope)

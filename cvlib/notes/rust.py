@@ -417,9 +417,10 @@ class RustFile:
             if not record:
                 record = ["unbound"]
             return json.dumps(record), reads
-        module = self._modules.get(scope)
-        if module is None:
+        found = self._modules.get(scope)
+        if found is None:
             return json.dumps(["unbound"]), reads
+        module = found
         record = []
         for b in module.bindings.get(name, []):
             if b.canon_override is not None:

@@ -393,7 +393,7 @@ def release_numbers(r: Replay, story: tuple[str, int, str, str] = ("flask", 0, "
     # the story
     project, start, path, cls = story
     if project in r.tables and start + 1 < len(r.versions[project]):
-        told = nh.class_step(r.replayed, project, start, path, cls)
+        told: dict[str, Any] = nh.class_step(r.replayed, project, start, path, cls)
         out["N_story_step"] = (f"{_named(project)} {r.versions[project][start]} → {r.versions[project][start + 1]}", "text")
         out["N_story_methods"] = (int(told["methods"]), "count")
         out["N_story_withheld_symbol"] = (told["withheld"]["symbol-only"], "count")

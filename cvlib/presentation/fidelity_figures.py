@@ -28,7 +28,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
 _GREEN, _PINK, _ORANGE, _SKY, _BLACK, _GREY = SERIES
 
-#: Colours of the schedules: the flat compactor in the baseline's, the obligation-aware schedule in the validity-aware executor's.
+#: Colours of the schedules (the flat compactor in the baseline's, the obligation-aware schedule in the validity-aware executor's).
 SCHEDULE_COLOURS: dict[str, str] = {
     "full_while_feasible": PALETTE["baseline"],
     "age_only": _ORANGE,

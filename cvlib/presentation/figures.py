@@ -14,7 +14,7 @@ The style's names (:data:`~cvlib.presentation.style.PALETTE`,
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from cvlib.core.errors import ParameterError
 from cvlib.presentation.style import (
@@ -121,14 +121,15 @@ def mechanism_figure(
                 if e.steps * unit > 0.75:
                     ax.text(e.start + e.steps / 2, lane, words, ha="center", va="center", fontsize=_NOTE, color="white")
                 continue
-            style = {
+            styles: dict[str, dict[str, Any]] = {
                 "execute": {"facecolor": colour, "alpha": 0.30, "edgecolor": "white"},
                 "doomed": {"facecolor": "white", "edgecolor": colour, "hatch": "///", "linewidth": 1.2},
                 "action": {"facecolor": colour, "edgecolor": "white"},
                 "action_failed": {"facecolor": "#222222", "edgecolor": "white"},
                 "verify": {"facecolor": "white", "edgecolor": colour, "linewidth": 1.5},
                 "verify_failed": {"facecolor": "white", "edgecolor": colour, "linewidth": 1.5},
-            }[kind]
+            }
+            style = styles[kind]
             ax.add_patch(Rectangle((e.start + 0.04, y), e.steps - 0.08, height, **style))
             mark = {"verify": "?", "verify_failed": "?", "action_failed": "✗"}.get(kind)
             if mark:

@@ -246,6 +246,23 @@ def listing(values: Iterable[Any], kind: str | Quantity = "count", *, last: str 
     return ", ".join(texts[:-1]) + last + texts[-1]
 
 
+def range_text(text: str) -> str:
+    """A range the library wrote with a hyphen (``"6-8"``, ``"8-8"``), as the prose writes it (``"6–8"``, ``"8"``).
+
+    Parameters
+    ----------
+    text:
+        A range ``low-high``, or any other text (``"none"``, ``"4,6"``), which is kept.
+
+    Returns
+    -------
+    str
+        One value when both ends are the same, else the ends joined by an en dash.
+    """
+    ends = text.split("-")
+    return ends[0] if len(set(ends)) == 1 else text.replace("-", "–")
+
+
 def span(values: Iterable[Any], kind: str | Quantity = "count") -> str:
     """The range of some values, ``"3–8"`` (one value: just it).
 
@@ -409,6 +426,7 @@ __all__ = [
     "listing",
     "plain_words",
     "quantity",
+    "range_text",
     "span",
     "words",
     "written",

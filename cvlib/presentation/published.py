@@ -216,7 +216,7 @@ def decimals_of(value: Any) -> int | None:
         places = [d for d in map(decimals_of, value) if d is not None]
         return max(places) if places else None
     if isinstance(value, Decimal):
-        return max(0, -value.as_tuple().exponent)
+        return max(0, -int(value.as_tuple().exponent))
     if isinstance(value, float):
         raise ParameterError(
             f"published decimal {value!r} is a float; store it as Decimal('...') exactly as the article prints it"
@@ -267,7 +267,7 @@ def _show(value: Any, places: int | None) -> str:
     if isinstance(value, (list, tuple)):
         return ", ".join(_show(v, places) for v in value)
     if isinstance(value, Decimal):
-        return fmt(float(value), "count", decimals=max(0, -value.as_tuple().exponent))
+        return fmt(float(value), "count", decimals=max(0, -int(value.as_tuple().exponent)))
     if places is not None and not _is_truth(value):
         return fmt(value, "count", decimals=places)
     return fmt(value)

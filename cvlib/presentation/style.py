@@ -135,7 +135,7 @@ SERIES: tuple[str, ...] = ("#009E73", "#CC79A7", "#E69F00", "#56B4E9", "#000000"
 #: Font sizes, in points, at the figure's natural size.
 FONT_SIZES: dict[str, float] = {"text": 10.0, "ticks": 9.0, "legend": 9.0, "title": 10.5, "annotation": 9.0}
 
-_RC: dict[str, Any] = {
+_RC: dict[Any, Any] = {  # matplotlib types its keys as literals
     "figure.figsize": (COLUMN_WIDTH_IN, 3.6),
     "figure.dpi": 100,
     "savefig.dpi": 200,  # a PNG, when one is made, at twice the screen's density
@@ -304,7 +304,8 @@ def _texts(fig: Figure) -> list[Any]:
     for ax in fig.axes:
         if not ax.get_visible():
             continue
-        found += [*ax.texts, ax.title, ax._left_title, ax._right_title]  # noqa: SLF001 - the two side titles
+        titled: Any = ax  # the two side titles are private attributes matplotlib does not type
+        found += [*ax.texts, ax.title, titled._left_title, titled._right_title]
         for axis in (ax.xaxis, ax.yaxis):
             if not axis.get_visible():
                 continue
@@ -314,8 +315,9 @@ def _texts(fig: Figure) -> list[Any]:
             for tick in [*axis.get_major_ticks(), *axis.get_minor_ticks()]:
                 if lo - 1e-9 * span <= tick.get_loc() <= hi + 1e-9 * span:
                     found += [label for label in (tick.label1, tick.label2) if label.get_visible()]
-        if ax.get_legend() is not None:
-            found += [*ax.get_legend().get_texts(), ax.get_legend().get_title()]
+        own_legend = ax.get_legend()
+        if own_legend is not None:
+            found += [*own_legend.get_texts(), own_legend.get_title()]
     return found
 
 

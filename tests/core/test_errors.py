@@ -10,6 +10,7 @@ import pytest
 
 import cvlib as cv
 from cvlib.core import errors
+from cvlib.models import errors as model_errors
 from cvlib.notes import errors as notes_errors
 
 CORE_PAGE = Path(__file__).resolve().parents[2] / "book" / "api" / "core.md"
@@ -25,11 +26,14 @@ MEANS: dict[type[Exception], type[Exception]] = {
     errors.SweepError: RuntimeError,
     errors.NotesError: ValueError,
     notes_errors.LanguageUnavailable: ImportError,
+    errors.ModelError: ValueError,
+    model_errors.ModelMissingError: ImportError,
+    model_errors.RuntimeMissingError: ImportError,
 }
 
 
 def test_the_api_page_tables_every_error_with_its_builtin() -> None:
-    rows = dict(re.findall(r"^\| `(?:cvlib\.notes\.errors\.)?(\w+)` \| `(\w+)` \|", CORE_PAGE.read_text(encoding="utf-8"), re.M))
+    rows = dict(re.findall(r"^\| `(?:cvlib\.(?:notes|models)\.errors\.)?(\w+)` \| `(\w+)` \|", CORE_PAGE.read_text(encoding="utf-8"), re.M))
     core = [c for _, c in inspect.getmembers(errors, inspect.isclass) if c.__module__ == errors.__name__]
     for error in core:
         assert error.__name__ in rows, f"{error.__name__} is missing from the errors table in {CORE_PAGE.name}"

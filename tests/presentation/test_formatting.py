@@ -103,3 +103,12 @@ def test_plain_words_turns_python_truth_values_in_text_into_words():
     assert f.plain_words("9 / 6") == "9 / 6"
     assert f.plain_words("Trueish") == "Trueish"
     assert f.plain_words(True) == "yes"
+
+
+def test_range_text_writes_a_hyphenated_range_as_prose_does() -> None:
+    from cvlib.presentation.formatting import range_text
+
+    assert range_text("6-8") == "6–8"
+    assert range_text("8-8") == "8"
+    assert range_text("none") == "none"
+    assert range_text("4,6") == "4,6"
