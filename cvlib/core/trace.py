@@ -160,8 +160,9 @@ def trace_run(setup: RunnableSetup, executor: str, *, rules: ExecutionRules | No
     """
     if executor not in executor_names():
         raise ParameterError(f"unknown executor {executor!r}; expected one of {', '.join(executor_names())}")
-    recorder = TraceRecorder(setup.plan)
-    result = run_executor(executor, setup.plan, setup.new_world(rules), setup.at_risk, setup.budget, recorder=recorder)
+    world = setup.new_world(rules)
+    recorder = TraceRecorder(setup.plan.with_tie_break(world.rules.order))  # positions in the order the run uses
+    result = run_executor(executor, setup.plan, world, setup.at_risk, setup.budget, recorder=recorder)
     return Trace(executor=executor, result=result, entries=tuple(recorder.entries))
 
 

@@ -596,7 +596,8 @@ class BeliefView:
         watched : frozenset of ValidityState
             Beliefs the executor wants to look at itself: the run stops just
             before deciding a step whose closure holds a fact believed to be in
-            one of these states (that step's sync has happened).
+            one of these states (that step's sync has happened); with ACTIVE
+            among them, before every step that rests on a fact.
         watch_health : bool
             Also stop before a step whose closure holds a fact whose resource
             is announced down.
@@ -781,10 +782,16 @@ class BeliefView:
 
 
 def _looked_at(world: World, watched: frozenset[ValidityState], watch_health: bool) -> AbstractSet[str]:
-    """Facts whose belief (or announced health) an executor watching these wants to see for itself."""
+    """Facts whose belief (or announced health) an executor watching these wants to see for itself.
+
+    Watching ACTIVE too means watching every fact: such an executor (a language
+    model asked before every step) is handed every step that rests on a fact.
+    """
     not_active = world._not_active
     believed: AbstractSet[str]
-    if not not_active:
+    if _ACTIVE in watched:
+        believed = world._facts.keys()
+    elif not not_active:
         believed = _EMPTY
     elif watched >= _NOT_ACTIVE:
         believed = not_active.keys()

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -18,12 +19,9 @@ import pandas as pd
 
 from cvlib.core.events import ResourceEvent, SilentChange
 from cvlib.core.executors import ExecutorResult, run_baseline, run_validity_aware
-from cvlib.core.facts import Fact
 from cvlib.core.rules import ExecutionRules
 from cvlib.core.validation import require_int, require_probability
-from cvlib.core.world import World
-from cvlib.scenarios import generators
-from cvlib.scenarios.builders import operational_setup
+from cvlib.scenarios.builders import operational_setup, silent_change_setup
 from cvlib.scenarios.sizes import check_runs
 
 __all__ = ["OPERATIONAL_CHECKERS", "operational_comparison", "ttl_sweep"]
@@ -87,20 +85,22 @@ def ttl_sweep(
     for ttl in ttls:
         if ttl is not None:
             require_int("each ttl", ttl, minimum=0)
-    plan = generators.chain(depth)
-    facts = (Fact("F1", "value observed at tick 0"),)
+    setup = silent_change_setup(depth)
     uniforms = np.random.default_rng(seed).random(n_schedules)
     rows = []
     for rate in rates:
         rate = require_probability("each rate", rate)
         ticks = _geometric_ticks(uniforms, rate)
-        schedules = [() if t is None or t >= 10 * depth else (SilentChange(t, "F1"),) for t in ticks]
+        setups = [
+            replace(setup, silent_changes=() if t is None or t >= 10 * depth else (SilentChange(t, "F1"),))
+            for t in ticks
+        ]
         changed = sum(1 for t in ticks if t is not None and t < depth) / n_schedules
-        base = [run_baseline(plan, World(facts, silent_changes=s), "F1") for s in schedules]
+        base = [run_baseline(s.plan, s.new_world(), s.at_risk, s.budget) for s in setups]
         rows.append({"rate": float(rate), "ttl": "baseline", "changed_in_run": changed, **_mean_row(base)})
         for ttl in ttls:
             rules = ExecutionRules(ttl=ttl, ttl_refresh=True)
-            runs = [run_validity_aware(plan, World(facts, rules=rules, silent_changes=s), "F1") for s in schedules]
+            runs = [run_validity_aware(s.plan, s.new_world(rules), s.at_risk, s.budget) for s in setups]
             rows.append({"rate": float(rate), "ttl": "none" if ttl is None else int(ttl), "changed_in_run": changed,
                          **_mean_row(runs)})
     return pd.DataFrame(rows)
@@ -142,11 +142,12 @@ def operational_comparison(
     """
     outage_prob = require_probability("outage_prob", outage_prob)
     n_schedules = require_int("n_schedules", n_schedules, minimum=1)
-    plan, facts, supports = operational_setup(depth)
+    setup = operational_setup(depth)
     rng = np.random.default_rng(require_int("seed", seed))
     happens, where = rng.random(n_schedules), rng.random(n_schedules)
-    schedules = [
-        (ResourceEvent(int(w * depth), "db", up=False),) if h < outage_prob else () for h, w in zip(happens, where)
+    setups = [
+        replace(setup, resource_events=(ResourceEvent(int(w * depth), "db", up=False),) if h < outage_prob else ())
+        for h, w in zip(happens, where)
     ]
     rows = []
     for ttl in ttls:
@@ -162,9 +163,6 @@ def operational_comparison(
                     launder=checker == "timestamp_laundering",
                 )
                 runner = run_validity_aware
-            runs = [
-                runner(plan, World(facts, rules=rules, resource_events=s, supports=supports), "F1")
-                for s in schedules
-            ]
+            runs = [runner(s.plan, s.new_world(rules), s.at_risk, s.budget) for s in setups]
             rows.append({"checker": checker, "ttl": int(ttl), **_mean_row(runs)})
     return pd.DataFrame(rows)

@@ -10,45 +10,51 @@ answers from such a file and refuses any call it does not hold.
 
 from __future__ import annotations
 
-from .bundled import BUNDLED, BundledModel, bundled_model, bundled_names, model_path
-from .errors import (
-    ModelChecksumError,
-    ModelError,
-    ModelMissingError,
-    RecordingError,
-    RuntimeMissingError,
-    UnrecordedCallError,
-)
-from .files import file_sha256, user_cache
-from .interface import LanguageModel
-from .llamacpp import LlamaCppModel, runtime_version
-from .recording import FIELDS, CallRecord, Recorder, ReplayModel, read_recording, recorded_tasks
-from .settings import GenerationSettings, Message, ModelIdentity
+import importlib
+from typing import Any
 
-__all__ = [
-    "BUNDLED",
-    "FIELDS",
-    "BundledModel",
-    "CallRecord",
-    "GenerationSettings",
-    "LanguageModel",
-    "LlamaCppModel",
-    "Message",
-    "ModelChecksumError",
-    "ModelError",
-    "ModelIdentity",
-    "ModelMissingError",
-    "RecordingError",
-    "Recorder",
-    "ReplayModel",
-    "RuntimeMissingError",
-    "UnrecordedCallError",
-    "bundled_model",
-    "bundled_names",
-    "file_sha256",
-    "model_path",
-    "read_recording",
-    "recorded_tasks",
-    "runtime_version",
-    "user_cache",
-]
+#: Public name -> the module that defines it (loaded on first use, so ``cvlib models`` starts fast).
+_EXPORTS = {
+    "BUNDLED": "bundled",
+    "BundledModel": "bundled",
+    "bundled_model": "bundled",
+    "bundled_names": "bundled",
+    "model_path": "bundled",
+    "ModelChecksumError": "errors",
+    "ModelError": "errors",
+    "ModelMissingError": "errors",
+    "RecordingError": "errors",
+    "RuntimeMissingError": "errors",
+    "UnrecordedCallError": "errors",
+    "file_sha256": "files",
+    "user_cache": "files",
+    "LanguageModel": "interface",
+    "LlamaCppModel": "llamacpp",
+    "runtime_version": "llamacpp",
+    "FIELDS": "recording",
+    "CallRecord": "recording",
+    "Recorder": "recording",
+    "ReplayModel": "recording",
+    "read_recording": "recording",
+    "recorded_tasks": "recording",
+    "GenerationSettings": "settings",
+    "Message": "settings",
+    "ModelIdentity": "settings",
+    "ModelPolicy": "agent_loop",
+    "AGENT_SETTINGS": "agent_loop",
+    "ARMS": "prompts",
+    "Decision": "parsing",
+    "parse_decision": "parsing",
+    "verify_recording": "verify",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    """Load a public name the first time it is asked for (PEP 562)."""
+    if name not in _EXPORTS:
+        raise AttributeError(f"module 'cvlib.models' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f"cvlib.models.{_EXPORTS[name]}"), name)
+    globals()[name] = value
+    return value

@@ -34,6 +34,7 @@ __all__ = [
     "CallRecord",
     "Recorder",
     "ReplayModel",
+    "append_lines",
     "call_key",
     "canonical",
     "read_recording",
@@ -244,6 +245,27 @@ def recorded_tasks(path: str | os.PathLike[str], experiment: str | None = None) 
     }
 
 
+def append_lines(path: str | os.PathLike[str], lines: Sequence[str]) -> None:
+    """Append whole JSON lines to a recording in one write, flushed to disk (a kill leaves whole lines or a cut last one).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The recording.
+    lines : sequence of str
+        Lines without their newline.
+    """
+    if not lines:
+        return
+    p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    _repair_tail(p)
+    with p.open("a", encoding="utf-8") as fh:
+        fh.write("".join(line + "\n" for line in lines))
+        fh.flush()
+        os.fsync(fh.fileno())
+
+
 def _repair_tail(path: Path) -> None:
     """Cut a last line that a kill left without its newline, so appending starts on a fresh line."""
     if not path.is_file() or path.stat().st_size == 0:
@@ -270,22 +292,24 @@ class Recorder:
     ----------
     model : LanguageModel
         The model that answers (live, or a :class:`ReplayModel`).
-    path : str or os.PathLike
-        The recording; appended to (a line cut short by a kill is removed first).
+    path : str or os.PathLike or None
+        The recording; appended to (a line cut short by a kill is removed first). None: the
+        records are only handed back by :meth:`take` (a worker process whose parent writes).
     experiment : str
         The experiment every record belongs to.
     """
 
-    def __init__(self, model: LanguageModel, path: str | os.PathLike[str], experiment: str) -> None:
+    def __init__(self, model: LanguageModel, path: str | os.PathLike[str] | None, experiment: str) -> None:
         if not isinstance(experiment, str) or not experiment:
             raise RecordingError(f"a recording needs an experiment name, got {experiment!r}")
         self.model = model
-        self.path = Path(path)
+        self.path = Path(path) if path is not None else None
         self.experiment = experiment
         self._open: tuple[tuple[Message, ...], GenerationSettings, str] | None = None
         self._pending: list[CallRecord] = []
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        _repair_tail(self.path)
+        if self.path is not None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            _repair_tail(self.path)
 
     @property
     def identity(self) -> ModelIdentity:
@@ -360,6 +384,26 @@ class Recorder:
         self._pending.append(record)
         return record
 
+    def take(self, extra_outcome: Mapping[str, Any] | None = None) -> list[CallRecord]:
+        """Hand back every pending record (and forget them), without writing.
+
+        Parameters
+        ----------
+        extra_outcome : Mapping, optional
+            Merged into each pending record's outcome (a mapping), e.g. the whole run's result.
+
+        Returns
+        -------
+        list of CallRecord
+        """
+        if self._open is not None:
+            raise RecordingError("a call is still open: record it before flushing")
+        records = self._pending
+        if extra_outcome:
+            records = [replace(r, outcome={**(r.outcome or {}), **extra_outcome}) for r in records]
+        self._pending = []
+        return records
+
     def flush(self, extra_outcome: Mapping[str, Any] | None = None) -> int:
         """Write every pending record as one line each, in one write; return how many.
 
@@ -372,19 +416,10 @@ class Recorder:
         -------
         int
         """
-        if self._open is not None:
-            raise RecordingError("a call is still open: record it before flushing")
-        records = self._pending
-        if extra_outcome:
-            records = [replace(r, outcome={**(r.outcome or {}), **extra_outcome}) for r in records]
-        if not records:
-            return 0
-        text = "".join(r.to_json() + "\n" for r in records)
-        with self.path.open("a", encoding="utf-8") as fh:
-            fh.write(text)
-            fh.flush()
-            os.fsync(fh.fileno())
-        self._pending = []
+        if self.path is None:
+            raise RecordingError("this recorder has no file: use Recorder.take")
+        records = self.take(extra_outcome)
+        append_lines(self.path, [r.to_json() for r in records])
         return len(records)
 
     def discard(self) -> None:

@@ -25,6 +25,7 @@ import click
 from cvlib.core.errors import CvlibError, ParameterError
 from cvlib.core.validation import parse_int, shown
 from cvlib.experiments.law_check import law_rows
+from cvlib.models.cli import models
 from cvlib.notes.cli import notes
 from cvlib.scenarios.named import SCENARIOS, get_scenario, run_scenario
 from cvlib.scenarios.sizes import size_limits
@@ -279,12 +280,19 @@ def spec(path: str, as_json: bool, max_steps: int | None) -> None:
 
     A spec file is one mapping with the keys: name (required); title and
     description (for its book page); facts (required: a list of id, value and
-    optional valid_until); plan (required: a generator, chain, branching or
-    multi_branch, with its params, or explicit steps with id, kind, requires
-    and after); events (a list of tick, fact, kind replace or ambiguous,
-    new_value, ground_truth_changed); at_risk; and budget (null computes it).
+    optional valid_until); plan (required: a generator, chain (num_actions
+    for a staged chain), branching, multi_branch, layered, fan_out or random,
+    with its params, or explicit steps with id, kind, requires and after);
+    events (a list of tick, fact, kind replace or ambiguous, new_value,
+    ground_truth_changed); silent_changes (a list of tick and fact, changes
+    no signal announces); supports (fact id -> the resource it rests on);
+    resource_events (a list of tick, resource and up, false for an outage);
+    rules (execution rules: recovery, budget_rule, verification, verify_policy,
+    prior_change, ttl, ttl_refresh, checker, launder); at_risk; and budget
+    (null computes it).
 
-    Example: data/scenarios/two_suppliers.yaml. The book page "The spec file
+    Examples: data/scenarios/two_suppliers.yaml (a page of the book) and
+    data/scenarios/warehouse_outage.yaml (rules and an outage). The book page "The spec file
     format" (book/spec_format.md) documents every key, and
     `bash scripts/book.sh --spec PATH` turns a spec file into a page of the book.
     """
@@ -298,6 +306,9 @@ def spec(path: str, as_json: bool, max_steps: int | None) -> None:
 
 
 main.add_command(notes)
+
+# `cvlib models ...`: language-model recordings (cvlib.models; the runtime is imported only when a model runs).
+main.add_command(models)
 
 if __name__ == "__main__":  # pragma: no cover
     main()

@@ -266,9 +266,10 @@ def _check_bounds(name: str, value: Any, low: int | float | None, high: int | fl
     for i, item in enumerate(items):
         label = f"{name}[{i}]" if isinstance(value, list) else name
         if isinstance(item, Real) and not isinstance(item, bool):
-            if low is not None and item < low:
+            number = float(item)
+            if low is not None and number < low:
                 raise ParameterError(f"parameter {label} must be >= {low}, got {item}")
-            if high is not None and item > high:
+            if high is not None and number > high:
                 raise ParameterError(f"parameter {label} must be <= {high}, got {item}")
 
 

