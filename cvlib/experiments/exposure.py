@@ -20,7 +20,7 @@ seeded plans, and :func:`fit_pfw` regresses PFW on them by least squares.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
@@ -31,6 +31,7 @@ from cvlib.core.executors import PolicyLike, law_policies, policy_columns, run_p
 from cvlib.core.graph import PlanGraph
 from cvlib.core.law import predicted_pfw
 from cvlib.core.validation import require_int
+from cvlib.core.values import replace
 from cvlib.scenarios import random_plans
 from cvlib.scenarios.sizes import check_runs
 

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
-from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -28,6 +27,7 @@ from cvlib.core.executors import (
 )
 from cvlib.core.rules import ExecutionRules
 from cvlib.core.validation import require_int, require_probability
+from cvlib.core.values import replace
 from cvlib.scenarios.builders import operational_setup, silent_change_setup
 from cvlib.scenarios.sizes import check_runs
 

@@ -5,7 +5,7 @@ experiment runs on: a staged chain with several actions (X1), a chain whose
 one fact may change silently and a chain whose facts rest on a resource that
 can go down (X4), and the chain with one ambiguous signal whose verification
 may be noisy (X2). An experiment varies a setup's schedule or rules with
-:func:`dataclasses.replace` and builds every world with
+:func:`cvlib.core.values.replace` and builds every world with
 :meth:`~cvlib.scenarios.setup.ScenarioSetup.new_world`.
 """
 

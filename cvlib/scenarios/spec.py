@@ -46,7 +46,6 @@ import os
 import stat
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
@@ -57,6 +56,7 @@ from cvlib.core.facts import Fact
 from cvlib.core.graph import PlanGraph, Step
 from cvlib.core.rules import ExecutionRules, VerificationModel
 from cvlib.core.validation import parse_int, require_int, shown
+from cvlib.core.values import fields
 from cvlib.core.world import World
 from cvlib.scenarios import generators, random_plans
 from cvlib.scenarios.setup import ScenarioRun, ScenarioSetup
@@ -100,8 +100,8 @@ PLAN_GENERATORS: dict[str, Callable[..., PlanGraph]] = {
 }
 
 #: The keys of a spec's ``rules`` (the fields of :class:`~cvlib.core.rules.ExecutionRules`), and of its ``verification``.
-RULE_KEYS = tuple(f.name for f in fields(ExecutionRules))
-VERIFICATION_KEYS = tuple(f.name for f in fields(VerificationModel))
+RULE_KEYS = fields(ExecutionRules)
+VERIFICATION_KEYS = fields(VerificationModel)
 
 
 def max_spec_bytes() -> int:
