@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -13,6 +11,7 @@ from cvlib.core.events import Evidence, ObservationLog, ResourceEvent, SilentCha
 from cvlib.core.executors import run_baseline, run_validity_aware
 from cvlib.core.facts import Fact, ValidityState
 from cvlib.core.rules import ExecutionRules
+from cvlib.core.values import replace
 from cvlib.core.world import World
 from cvlib.experiments.time_and_operational import operational_comparison, ttl_sweep
 from cvlib.scenarios import generators

@@ -300,7 +300,7 @@ def test_event_words_follow_the_spec():
 
 
 def test_event_words_tell_silent_changes_outages_and_the_rules_time_to_live():
-    from dataclasses import replace
+    from cvlib.core.values import replace
 
     setup = sp.load_spec_page(ROOT / "data" / "scenarios" / "warehouse_outage.yaml", root=ROOT).setup
     setup = replace(

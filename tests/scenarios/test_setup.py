@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 
 import pytest
 from _strategies import FACT_IDS, fact_sets, plans, schedules
@@ -16,6 +15,7 @@ from cvlib.core.events import ResourceEvent, SilentChange
 from cvlib.core.executors import compute_budget, run_baseline, run_validity_aware
 from cvlib.core.facts import Fact
 from cvlib.core.rules import ExecutionRules, VerificationModel
+from cvlib.core.values import replace
 from cvlib.core.world import World
 from cvlib.scenarios.builders import operational_setup, silent_change_setup, staged_setup
 from cvlib.scenarios.setup import ScenarioSetup

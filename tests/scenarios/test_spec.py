@@ -275,7 +275,7 @@ def test_a_spec_carries_silent_changes_resources_and_rules_into_the_setup(tmp_pa
 
 
 def test_a_spec_runs_as_the_same_setup_built_in_python(tmp_path):
-    from dataclasses import replace
+    from cvlib.core.values import replace
 
     loaded = cv.load_spec(write(tmp_path, WORLD))
     plain = cv.load_spec(write(tmp_path, VALID, name="plain"))
@@ -334,7 +334,7 @@ EXAMPLE = cv.paths.project_root() / "data" / "scenarios" / "warehouse_outage.yam
 
 
 def test_the_warehouse_outage_example_uses_rules_and_an_outage():
-    from dataclasses import replace
+    from cvlib.core.values import replace
 
     setup = cv.load_spec(EXAMPLE)
     assert setup.rules is not None and setup.rules.checker == "dependency" and setup.rules.ttl == 4
