@@ -43,7 +43,7 @@ from cvlib.models.settings import GenerationSettings, Message
 
 __all__ = ["AGENT_SETTINGS", "ModelPolicy", "decisions_summary", "plan_lines"]
 
-#: The agent loop's settings: greedy, one short line, one thread, room for the longest named scenario's transcript.
+#: The agent loop's settings (greedy, one short line, one thread, room for the longest named scenario's transcript).
 AGENT_SETTINGS = GenerationSettings(max_tokens=5, temperature=0.0, seed=0, threads=1, context_size=4096, stop=("\n",))
 
 _ALL_STATES = frozenset(ValidityState)
@@ -115,7 +115,7 @@ class ModelPolicy:
         self._notes: list[tuple[int, str]] = []
         self._plan: tuple[PlanLine, ...] = ()
         self._last: tuple[int, str] | None = None
-        #: Every decision of the current run, as recorded: (step, response, decision, applied action).
+        #: Every decision of the current run, as ``(step, response, decision, applied action)``.
         self.decisions: list[tuple[int, str, Decision, str]] = []
 
     @property

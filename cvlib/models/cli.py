@@ -11,9 +11,6 @@ import sys
 
 import click
 
-__all__ = ["models"]
-
-
 @click.group("models", context_settings={"help_option_names": ["-h", "--help"]})
 def models() -> None:
     """Language-model recordings: re-generate recorded calls and compare."""
