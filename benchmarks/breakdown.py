@@ -99,7 +99,7 @@ def grid_phases(repeats: int) -> dict[str, Any]:
 
         rows = []
         for (d, b, m), s, st, (base, va) in zip(configs, state["setups"], state["structures"], state["results"]):
-            run = ScenarioRun("D2", s.params, st, base, va)
+            run = ScenarioRun("D2", s.params, st, {"baseline": base, "validity_aware": va})
             rows.append({"depth": d, "branching_factor": b, "merge_factor": m, **run_row(run)})
         pd.DataFrame(rows)
 

@@ -60,7 +60,7 @@ def isolated_branches(branches: int) -> Jobs:
 
 def grid(_: int) -> Jobs:
     """The article's 96-configuration topology grid (D2): every plan built, both executors, the table."""
-    steps = int(cv.topology_grid()["total_nodes"].sum())
+    steps = int(cv.topology_grid()["total_steps"].sum())
     return cv.topology_grid, ref.reference_topology_grid, steps, _frame_dict
 
 

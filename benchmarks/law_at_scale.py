@@ -28,7 +28,7 @@ def summarize(
     frame, *, seed: int, family: str, max_steps: int, chunk_size: int, workers: int, seconds: float, loads: list
 ) -> dict:
     """What the chapter reports about one run (no per-plan rows)."""
-    steps = frame["steps"]
+    steps = frame["total_steps"]
     quantiles = {f"q{int(q * 100):02d}": int(steps.quantile(q, interpolation="lower")) for q in (0.1, 0.5, 0.9, 0.99)}
     bins = [1, 2, 5, 10, 20, 50, 100, 200, 500]
     edges = [b for b in bins if b <= int(steps.max())] + [int(steps.max()) + 1]
@@ -49,7 +49,7 @@ def summarize(
         "seconds": round(seconds, 1),
         "plans_per_second": round(len(frame) / seconds, 1),
         "law_mismatches": int((~frame["law_holds"]).sum()),
-        "validity_pfw_nonzero": int((frame["validity_pfw"] != 0).sum()),
+        "validity_pfw_nonzero": int((frame["validity_aware_pfw"] != 0).sum()),
         "total_steps": int(steps.sum()),
         "steps": {"min": int(steps.min()), "mean": round(float(steps.mean()), 2), "max": int(steps.max()), **quantiles},
         "steps_histogram": histogram,

@@ -30,8 +30,7 @@ def reference_run(setup: ScenarioSetup) -> ScenarioRun:
         scenario=setup.name,
         params=MappingProxyType(dict(setup.params)),
         structure=setup.structure(),
-        baseline=baseline,
-        validity_aware=validity,
+        results=MappingProxyType({"baseline": baseline, "validity_aware": validity}),
     )
 
 

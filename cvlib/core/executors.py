@@ -10,8 +10,14 @@ acting, and pays to verify the doubtful ones. So there is one loop,
 and what it decides before a step is executed.
 
 Adding an executor means writing a policy (its ``name``, the beliefs it
-watches, and its ``check``) and registering it with :func:`register_policy`;
-every scenario, sweep, trace and chapter can then run it by name.
+watches, and its ``check``) and registering it with :func:`register_policy`
+(or announcing it in the entry-point group ``cvlib.policies``); every
+scenario, sweep, trace, table and chapter can then run it by name, and takes
+``policies=`` a list of names, ``"module:attribute"`` references or
+:class:`Policy` objects (:func:`resolve_policies`). The article's two,
+:data:`ARTICLE_POLICIES`, are the default everywhere. Results of several
+executors side by side are named by one rule, :func:`policy_column`:
+``{policy}_{metric}``, e.g. ``validity_aware_pfw``.
 
 Reproduced quirk: under the article's budget rule an action that starts within
 the budget but whose own step ends past it still counts as completed (the
@@ -27,8 +33,9 @@ the loop, which remains the statement of the rules.
 
 from __future__ import annotations
 
+import importlib
 from bisect import bisect_left
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass
 from typing import Any, Protocol
 
@@ -42,20 +49,32 @@ from cvlib.core.verification import expected_saving
 from cvlib.core.world import BeliefView, Ledger, Recorder, World
 
 __all__ = [
+    "ARTICLE_POLICIES",
     "BASELINE",
+    "ENTRY_POINT_GROUP",
+    "METRICS",
+    "TIMESTAMP_ONLY",
     "VALIDITY_AWARE",
     "Baseline",
     "ExecutorResult",
     "Policy",
+    "PolicyLike",
     "Replan",
     "RunState",
+    "TimestampOnly",
     "ValidityAware",
     "compute_budget",
     "executor_names",
     "get_policy",
     "policies",
+    "policy_column",
+    "policy_columns",
+    "law_policies",
+    "policy_names",
     "recovery_cost",
     "register_policy",
+    "resolve_policies",
+    "resolve_policy",
     "run_baseline",
     "run_executor",
     "run_policy",
@@ -66,6 +85,22 @@ __all__ = [
 BASELINE = "baseline"
 #: Name of the executor that checks what it believes about a step's facts before acting.
 VALIDITY_AWARE = "validity_aware"
+#: Name of the executor that doubts a fact only when its age exceeds the rules' time-to-live.
+TIMESTAMP_ONLY = "timestamp_only"
+#: The article's two executors, baseline first, which every entry point that runs executors runs by default.
+ARTICLE_POLICIES: tuple[str, ...] = (BASELINE, VALIDITY_AWARE)
+#: The entry-point group in which an installed package announces its policies (``importlib.metadata``).
+ENTRY_POINT_GROUP = "cvlib.policies"
+#: The per-executor quantities of a results table by column suffix; the column ``{policy}_{metric}``
+#: holds this :class:`ExecutorResult` attribute of that policy's run.
+METRICS: Mapping[str, str] = {
+    "pfw": "pre_failure_work",
+    "steps": "steps_used",
+    "completed": "completed",
+    "scur": "scur",
+    "replans": "replans",
+    "verifications": "verifications",
+}
 
 _SUPERSEDED = frozenset({ValidityState.SUPERSEDED})
 _DOUBTFUL_OR_SUPERSEDED = DOUBTFUL_STATES | _SUPERSEDED
@@ -432,6 +467,76 @@ class ValidityAware:
         return None
 
 
+_STALE = frozenset({ValidityState.STALE})
+
+
+@dataclass(frozen=True, slots=True)
+class TimestampOnly:
+    """Doubts a fact only when its age exceeds the rules' time-to-live, and verifies it then.
+
+    A fact is STALE exactly when its validity horizon (the rules' ``ttl``)
+    has passed; this executor watches that state alone. It reads neither
+    supersession (a replaced value, a signal that a fact may have changed)
+    nor the health of the resource behind a fact, so it stands for the agent
+    that "only checks timestamps". Without a TTL nothing is ever stale and it
+    acts as the baseline does.
+    """
+
+    name: str = TIMESTAMP_ONLY
+
+    def watched_states(self, rules: ExecutionRules) -> frozenset[ValidityState]:
+        """STALE (a fact past its horizon), unless the rules never verify.
+
+        Parameters
+        ----------
+        rules : ExecutionRules
+            The world's rules.
+
+        Returns
+        -------
+        frozenset of ValidityState
+        """
+        return frozenset() if rules.verify_policy == "never" else _STALE
+
+    def watches_health(self, rules: ExecutionRules) -> bool:
+        """Never: a timestamp says nothing about whether the source still answers.
+
+        Parameters
+        ----------
+        rules : ExecutionRules
+            The world's rules (unused).
+
+        Returns
+        -------
+        bool
+            False.
+        """
+        return False
+
+    def check(self, view: BeliefView, run: RunState, position: int, closure: frozenset[str]) -> Replan | None:
+        """Verify the closure's facts that are past their horizon; replan if that fails.
+
+        Parameters
+        ----------
+        view : BeliefView
+            The executor's handle on the world.
+        run : RunState
+            The loop's progress, for the expected-cost policy.
+        position : int
+            The step's position.
+        closure : frozenset of str
+            The facts the step rests on.
+
+        Returns
+        -------
+        Replan or None
+        """
+        stale = view.facts_in_state(closure, _STALE)
+        if stale and _worth_verifying(run, position, stale) and not view.verify(stale):
+            return Replan(stale)
+        return None
+
+
 def _worth_verifying(run: RunState, position: int, doubtful: frozenset[str]) -> bool:
     rules = run.rules
     if rules.verify_policy == "always":
@@ -552,32 +657,88 @@ _ACTION_STEP = Step("action", StepKind.ACTION)
 _PLAIN_STEP = Step("plain", StepKind.DECISION)
 
 #: The registered executors by name, baseline first (the order of every comparison table).
-_POLICIES: dict[str, Policy] = {BASELINE: Baseline(), VALIDITY_AWARE: ValidityAware()}
+_POLICIES: dict[str, Policy] = {BASELINE: Baseline(), VALIDITY_AWARE: ValidityAware(), TIMESTAMP_ONLY: TimestampOnly()}
+#: Whether the entry points of :data:`ENTRY_POINT_GROUP` have been read into :data:`_POLICIES`.
+_ENTRY_POINTS_LOADED = False
+
+#: A policy as the entry points take it, a registered name, a ``"module:attribute"`` reference, or the object itself.
+PolicyLike = str | Policy
+
+
+def _check_policy(policy: object, origin: str) -> Policy:
+    """``policy`` if it has what the loop calls (a name that can head a column, and the three methods)."""
+    name = getattr(policy, "name", None)
+    if not isinstance(name, str) or not name.isidentifier():
+        raise ParameterError(
+            f"{origin}: a policy needs a name made of letters, digits and underscores (it heads "
+            f"columns such as {{name}}_pfw), got {name!r}"
+        )
+    missing = [m for m in ("watched_states", "watches_health", "check") if not callable(getattr(policy, m, None))]
+    if missing:
+        raise ParameterError(f"{origin}: policy {name!r} has no {', '.join(missing)} method (see cvlib.core.executors.Policy)")
+    return policy  # type: ignore[return-value]
+
+
+def _instantiate(obj: object, origin: str) -> Policy:
+    """A policy from what a reference names: the object itself, or an instance of a class made with no arguments."""
+    if isinstance(obj, type):
+        cls = obj
+        try:
+            obj = cls()
+        except TypeError as exc:
+            raise ParameterError(f"{origin}: the class {cls.__name__} cannot be made without arguments ({exc})") from None
+    return _check_policy(obj, origin)
 
 
 def register_policy(policy: Policy) -> None:
-    """Make ``policy`` runnable by name (:func:`run_executor`, traces, sweeps) under ``policy.name``.
+    """Make ``policy`` runnable by name (:func:`run_executor`, traces, sweeps, the CLI) under ``policy.name``.
 
     Parameters
     ----------
     policy : Policy
-        A new executor; its name must not be taken.
+        A new executor; its name must not be taken and must be a Python identifier
+        (it heads result columns, ``{name}_pfw``).
     """
-    name = getattr(policy, "name", None)
-    if not isinstance(name, str) or not name:
-        raise ParameterError(f"a policy needs a non-empty string name, got {name!r}")
+    _check_policy(policy, "register_policy")
+    name = policy.name
     if name in _POLICIES:
         raise ParameterError(f"an executor called {name!r} is already registered")
     _POLICIES[name] = policy
 
 
+def _load_entry_points() -> None:
+    """Register every policy announced in :data:`ENTRY_POINT_GROUP` by an installed package, once.
+
+    An entry point names a policy object or a policy class (made with no
+    arguments); its policy is registered under its own ``name``, unless a
+    policy of that name is already registered.
+    """
+    global _ENTRY_POINTS_LOADED
+    if _ENTRY_POINTS_LOADED:
+        return
+    _ENTRY_POINTS_LOADED = True
+    from importlib.metadata import entry_points
+
+    for point in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda p: (p.name, p.value)):
+        origin = f"entry point {point.name} = {point.value} ({ENTRY_POINT_GROUP})"
+        try:
+            loaded = point.load()
+        except Exception as exc:  # a broken plugin must not stop cvlib, but it must say so
+            raise ParameterError(f"{origin} cannot be loaded: {type(exc).__name__}: {exc}") from None
+        policy = _instantiate(loaded, origin)
+        _POLICIES.setdefault(policy.name, policy)
+
+
 def executor_names() -> list[str]:
     """Names :func:`run_executor` accepts, baseline first (the order of every comparison table).
+
+    Includes the policies installed packages announce in :data:`ENTRY_POINT_GROUP`.
 
     Returns
     -------
     list of str
     """
+    _load_entry_points()
     return list(_POLICIES)
 
 
@@ -596,7 +757,155 @@ def get_policy(name: str) -> Policy:
     try:
         return _POLICIES[name]
     except (KeyError, TypeError):
-        raise ParameterError(f"unknown executor {name!r}; expected one of {', '.join(_POLICIES)}") from None
+        pass
+    _load_entry_points()
+    try:
+        return _POLICIES[name]
+    except (KeyError, TypeError):
+        raise ParameterError(
+            f"unknown executor {name!r}; expected one of {', '.join(_POLICIES)} (or module:attribute)"
+        ) from None
+
+
+def _import_reference(reference: str) -> Policy:
+    """The policy named by ``"module:attribute"`` (the attribute may be dotted, and may be a class)."""
+    module_name, _, attribute = reference.partition(":")
+    if not module_name or not attribute:
+        raise ParameterError(f"policy reference {reference!r}: expected module:attribute, e.g. mypolicies:Cautious")
+    try:
+        obj: object = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise ParameterError(f"policy reference {reference!r}: cannot import module {module_name!r} ({exc})") from None
+    for part in attribute.split("."):
+        try:
+            obj = getattr(obj, part)
+        except AttributeError:
+            raise ParameterError(f"policy reference {reference!r}: module {module_name!r} has no {attribute!r}") from None
+    return _instantiate(obj, f"policy reference {reference!r}")
+
+
+def resolve_policy(policy: PolicyLike) -> Policy:
+    """One policy from a registered name, a ``"module:attribute"`` reference, or a policy object.
+
+    Parameters
+    ----------
+    policy : str or Policy
+        ``"baseline"``, ``"timestamp_only"``, ``"mypackage.policies:Cautious"`` (an
+        object or a class made with no arguments), or the policy itself.
+
+    Returns
+    -------
+    Policy
+    """
+    if isinstance(policy, str):
+        if ":" in policy:
+            return _import_reference(policy)
+        return get_policy(policy)
+    return _check_policy(policy, "policies")
+
+
+def resolve_policies(policies: Iterable[PolicyLike] | PolicyLike | None = None) -> tuple[Policy, ...]:
+    """The policies an entry point runs, in the order asked; None is the article's two.
+
+    Parameters
+    ----------
+    policies : list of (str or Policy), a single one, or None
+        Names, ``"module:attribute"`` references or policy objects; their
+        names must differ (each heads its own result columns).
+
+    Returns
+    -------
+    tuple of Policy
+    """
+    if policies is None:
+        return _ARTICLE
+    if isinstance(policies, str) or not isinstance(policies, Iterable):
+        policies = [policies]
+    resolved = tuple(resolve_policy(p) for p in policies)
+    if not resolved:
+        raise ParameterError(f"policies needs at least one executor; registered: {', '.join(executor_names())}")
+    names = [p.name for p in resolved]
+    repeated = sorted({n for n in names if names.count(n) > 1})
+    if repeated:
+        raise ParameterError(f"policies names {', '.join(map(repr, repeated))} more than once; got {names}")
+    return resolved
+
+
+def law_policies(policies: Iterable[PolicyLike] | PolicyLike | None = None) -> tuple[Policy, ...]:
+    """The baseline, whose doomed work the law predicts, then any other of ``policies``: what a law check runs.
+
+    Parameters
+    ----------
+    policies : list of (str or Policy), a single one, or None
+        Executors to run beside the baseline; None is the baseline alone.
+
+    Returns
+    -------
+    tuple of Policy
+    """
+    if policies is None:
+        return (_POLICIES[BASELINE],)
+    return (_POLICIES[BASELINE], *(p for p in resolve_policies(policies) if p.name != BASELINE))
+
+
+def policy_names(policies: Iterable[PolicyLike] | PolicyLike | None = None) -> list[str]:
+    """The names of :func:`resolve_policies`' policies, in order.
+
+    Parameters
+    ----------
+    policies : list of (str or Policy), a single one, or None
+        As for :func:`resolve_policies`.
+
+    Returns
+    -------
+    list of str
+    """
+    return [p.name for p in resolve_policies(policies)]
+
+
+def policy_column(policy: str, metric: str) -> str:
+    """The one rule for naming a per-executor column: ``{policy}_{metric}``.
+
+    Parameters
+    ----------
+    policy : str
+        The executor's name (``"validity_aware"``).
+    metric : str
+        A key of :data:`METRICS` or another per-run quantity (``"pfw"``).
+
+    Returns
+    -------
+    str
+        E.g. ``"validity_aware_pfw"``.
+    """
+    return f"{policy}_{metric}"
+
+
+def policy_columns(results: Mapping[str, ExecutorResult], metrics: Iterable[str]) -> dict[str, Any]:
+    """Each of ``metrics`` for each executor in ``results``, grouped by metric, executors in order.
+
+    Parameters
+    ----------
+    results : mapping of str to ExecutorResult
+        One result per executor, keyed by name.
+    metrics : iterable of str
+        Keys of :data:`METRICS`.
+
+    Returns
+    -------
+    dict
+        ``{policy_column(name, metric): value}``, e.g. ``baseline_pfw``,
+        ``validity_aware_pfw``, ``baseline_steps``, ...
+    """
+    out: dict[str, Any] = {}
+    for metric in metrics:
+        try:
+            attribute = METRICS[metric]
+        except KeyError:
+            raise ParameterError(f"unknown metric {metric!r}; expected one of {', '.join(METRICS)}") from None
+        for name, result in results.items():
+            out[policy_column(name, metric)] = getattr(result, attribute)
+    return out
 
 
 def _in_rules(world: World, rules: ExecutionRules | None) -> World:
@@ -608,7 +917,7 @@ def _in_rules(world: World, rules: ExecutionRules | None) -> World:
 
 
 def run_executor(
-    name: str,
+    name: PolicyLike,
     plan: PlanGraph,
     world: World,
     at_risk: str,
@@ -621,8 +930,9 @@ def run_executor(
 
     Parameters
     ----------
-    name : str
-        ``"baseline"``, ``"validity_aware"``, or a registered policy's name.
+    name : str or Policy
+        ``"baseline"``, ``"validity_aware"``, ``"timestamp_only"``, a registered
+        policy's name, a ``"module:attribute"`` reference, or a policy object.
     plan, world, at_risk, budget, recorder
         As for :func:`run_policy`.
     rules : ExecutionRules, optional
@@ -632,7 +942,7 @@ def run_executor(
     -------
     ExecutorResult
     """
-    policy = get_policy(name)
+    policy = resolve_policy(name)
     if not isinstance(world, World):
         raise ParameterError(f"an executor runs in a World, got {type(world).__name__}")
     return run_policy(policy, plan, _in_rules(world, rules), at_risk, budget, recorder=recorder)
@@ -695,10 +1005,15 @@ def run_validity_aware(
 
 
 def policies() -> Mapping[str, Policy]:
-    """Every registered policy by name (a copy).
+    """Every registered policy by name (a copy), with those installed packages announce.
 
     Returns
     -------
     dict of str to Policy
     """
+    _load_entry_points()
     return dict(_POLICIES)
+
+
+#: The article's two policies, resolved once.
+_ARTICLE: tuple[Policy, ...] = tuple(_POLICIES[name] for name in ARTICLE_POLICIES)

@@ -10,12 +10,12 @@ result (tested), so a figure drawn from a trace is drawn from an actual run.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
-from cvlib.core.errors import ParameterError
 from cvlib.core.events import Event
-from cvlib.core.executors import ExecutorResult, executor_names, run_executor
+from cvlib.core.executors import ExecutorResult, PolicyLike, resolve_policies, resolve_policy, run_policy
 from cvlib.core.graph import PlanGraph
 from cvlib.core.rules import ExecutionRules
 from cvlib.core.world import SpendKind, World
@@ -142,15 +142,16 @@ class RunnableSetup(Protocol):
         """
 
 
-def trace_run(setup: RunnableSetup, executor: str, *, rules: ExecutionRules | None = None) -> Trace:
+def trace_run(setup: RunnableSetup, executor: PolicyLike, *, rules: ExecutionRules | None = None) -> Trace:
     """Run one executor on a fresh world built from ``setup`` and record every step it spends.
 
     Parameters
     ----------
     setup : ScenarioSetup
         A scenario setup (:func:`cvlib.setup_scenario` or :func:`cvlib.load_spec`).
-    executor : str
-        ``"baseline"``, ``"validity_aware"`` or a registered policy's name.
+    executor : str or ~cvlib.core.executors.Policy
+        ``"baseline"``, ``"validity_aware"``, a registered policy's name, a
+        ``"module:attribute"`` reference, or a policy object.
     rules : ExecutionRules, optional
         The rules to run under; None is the article's.
 
@@ -158,15 +159,16 @@ def trace_run(setup: RunnableSetup, executor: str, *, rules: ExecutionRules | No
     -------
     Trace
     """
-    if executor not in executor_names():
-        raise ParameterError(f"unknown executor {executor!r}; expected one of {', '.join(executor_names())}")
+    policy = resolve_policy(executor)
     recorder = TraceRecorder(setup.plan)
-    result = run_executor(executor, setup.plan, setup.new_world(rules), setup.at_risk, setup.budget, recorder=recorder)
-    return Trace(executor=executor, result=result, entries=tuple(recorder.entries))
+    result = run_policy(policy, setup.plan, setup.new_world(rules), setup.at_risk, setup.budget, recorder=recorder)
+    return Trace(executor=policy.name, result=result, entries=tuple(recorder.entries))
 
 
-def trace_both(setup: RunnableSetup, *, rules: ExecutionRules | None = None) -> dict[str, Trace]:
-    """Traces of every registered executor on identical fresh worlds, keyed by executor name.
+def trace_both(
+    setup: RunnableSetup, *, rules: ExecutionRules | None = None, policies: Iterable[PolicyLike] | None = None
+) -> dict[str, Trace]:
+    """Traces of each executor asked for on identical fresh worlds, keyed by executor name, in order.
 
     Parameters
     ----------
@@ -174,9 +176,11 @@ def trace_both(setup: RunnableSetup, *, rules: ExecutionRules | None = None) -> 
         A scenario setup.
     rules : ExecutionRules, optional
         The rules to run under; None is the article's.
+    policies : list of (str or ~cvlib.core.executors.Policy), optional
+        The executors (see :func:`~cvlib.core.executors.resolve_policies`); None is the article's two.
 
     Returns
     -------
     dict of str to Trace
     """
-    return {name: trace_run(setup, name, rules=rules) for name in executor_names()}
+    return {policy.name: trace_run(setup, policy, rules=rules) for policy in resolve_policies(policies)}

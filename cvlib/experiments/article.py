@@ -1,21 +1,27 @@
 """The article's sweeps, each returned as a tidy DataFrame.
 
 One row per configuration, stable column names, rows in the order the
-parameters were given: notebooks plot them, tests compare them.
+parameters were given: notebooks plot them, tests compare them. Every sweep
+takes ``policies=`` (default: the article's two); each executor's numbers
+are columns named ``{policy}_{metric}`` (:func:`~cvlib.core.executors.policy_column`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import asdict
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import pandas as pd
 
+from cvlib.core.errors import ParameterError
+from cvlib.core.executors import BASELINE, VALIDITY_AWARE, PolicyLike, policy_column, policy_columns
 from cvlib.core.validation import require_ints
 from cvlib.experiments.windows import outcomes_by_budget, published_budgets
 from cvlib.scenarios.named import run_scenario, setup_scenario
 from cvlib.scenarios.setup import ScenarioRun, run_setups
+
+#: The per-executor quantities of :func:`run_row`, in column order (each column ``{policy}_{metric}``).
+ROW_METRICS = ("pfw", "steps", "completed", "scur")
 
 #: The published grid, depth 3-8 x branching factor 1-4 x merge factor 1-4.
 GRID_DEPTHS = tuple(range(3, 9))
@@ -29,30 +35,31 @@ def run_row(run: ScenarioRun) -> dict[str, Any]:
     Parameters
     ----------
     run : ScenarioRun
-        Both executors' results on one scenario.
+        Every executor's result on one scenario.
 
     Returns
     -------
     dict
-        Structure (sizes, depth, predicted PFW) and both executors' PFW, steps, completion and SCUR.
+        Structure (``total_steps``, ``closure_size``, ``exposed_pct``,
+        ``invalidation_depth``, ``predicted_pfw``), then each executor's PFW,
+        steps, completion and SCUR as ``{policy}_{metric}`` (grouped by
+        metric, executors in the run's order), then ``budget``.
     """
-    s, b, v = run.structure, run.baseline, run.validity_aware
-    return {
-        "total_nodes": s.total_steps,
+    s = run.structure
+    row: dict[str, Any] = {
+        "total_steps": s.total_steps,
         "closure_size": s.closure_size,
         "exposed_pct": s.exposed_pct,
         "invalidation_depth": s.invalidation_depth,
         "predicted_pfw": s.predicted_baseline_pfw,
-        "baseline_pfw": b.pre_failure_work,
-        "validity_pfw": v.pre_failure_work,
-        "baseline_steps": b.steps_used,
-        "validity_steps": v.steps_used,
-        "baseline_completed": b.completed,
-        "validity_completed": v.completed,
-        "baseline_scur": b.scur,
-        "validity_scur": v.scur,
-        "budget": b.budget,
     }
+    per_policy = policy_columns(run.results, ROW_METRICS)
+    clash = sorted(set(row) & set(per_policy))
+    if clash:
+        raise ParameterError(f"an executor's columns {clash} collide with the row's own; rename the policy")
+    row.update(per_policy)
+    row["budget"] = next(iter(run.results.values())).budget
+    return row
 
 
 def topology_grid(
@@ -60,6 +67,8 @@ def topology_grid(
     branching_factors: Sequence[int] = GRID_BRANCHING,
     merge_factors: Sequence[int] = GRID_MERGING,
     seed: int = 0,
+    *,
+    policies: Iterable[PolicyLike] | None = None,
 ) -> pd.DataFrame:
     """Scenario D2 over every (depth, branching factor, merge factor), the break before the plan starts.
 
@@ -73,6 +82,8 @@ def topology_grid(
         The grid; the default is the published 6 x 4 x 4 = 96 configurations.
     seed : int
         Seed of the wiring.
+    policies : list of (str or ~cvlib.core.executors.Policy), optional
+        The executors, in order; None is the article's two.
 
     Returns
     -------
@@ -89,12 +100,14 @@ def topology_grid(
     return pd.DataFrame(
         [
             {"depth": d, "branching_factor": bf, "merge_factor": mf, **run_row(run)}
-            for (d, bf, mf), run in zip(configs, run_setups(setups))
+            for (d, bf, mf), run in zip(configs, run_setups(setups, policies=policies))
         ]
     )
 
 
-def depth_sweep(depths: Sequence[int] = (1, 2, 3, 5, 10), change_tick: int = 0) -> pd.DataFrame:
+def depth_sweep(
+    depths: Sequence[int] = (1, 2, 3, 5, 10), change_tick: int = 0, *, policies: Iterable[PolicyLike] | None = None
+) -> pd.DataFrame:
     """Scenario D1 at each chain depth.
 
     Parameters
@@ -103,6 +116,8 @@ def depth_sweep(depths: Sequence[int] = (1, 2, 3, 5, 10), change_tick: int = 0) 
         Chain depths; the default is the published 1, 2, 3, 5, 10.
     change_tick : int
         When the root fact breaks (0: before the plan starts).
+    policies : list of (str or ~cvlib.core.executors.Policy), optional
+        The executors, in order; None is the article's two.
 
     Returns
     -------
@@ -110,12 +125,19 @@ def depth_sweep(depths: Sequence[int] = (1, 2, 3, 5, 10), change_tick: int = 0) 
         One row per depth.
     """
     return pd.DataFrame(
-        [{"depth": d, **run_row(run_scenario("D1", depth=d, change_tick=change_tick))} for d in require_ints("depths", depths, minimum=1)]
+        [
+            {"depth": d, **run_row(run_scenario("D1", depth=d, change_tick=change_tick, policies=policies))}
+            for d in require_ints("depths", depths, minimum=1)
+        ]
     )
 
 
 def isolation_sweep(
-    branch_counts: Sequence[int] = (1, 4, 8), pre_merge_depth: int = 6, post_merge_depth: int = 2
+    branch_counts: Sequence[int] = (1, 4, 8),
+    pre_merge_depth: int = 6,
+    post_merge_depth: int = 2,
+    *,
+    policies: Iterable[PolicyLike] | None = None,
 ) -> pd.DataFrame:
     """Scenario D3 as the number of isolated branches grows.
 
@@ -125,6 +147,8 @@ def isolation_sweep(
         Numbers of branches; the default is the published 1, 4, 8.
     pre_merge_depth, post_merge_depth : int
         Steps in each private branch and in the shared segment.
+    policies : list of (str or ~cvlib.core.executors.Policy), optional
+        The executors, in order; None is the article's two.
 
     Returns
     -------
@@ -133,12 +157,20 @@ def isolation_sweep(
     """
     rows = []
     for b in require_ints("branch_counts", branch_counts, minimum=1):
-        run = run_scenario("D3", pre_merge_depth=pre_merge_depth, num_branches=b, post_merge_depth=post_merge_depth)
+        run = run_scenario(
+            "D3", pre_merge_depth=pre_merge_depth, num_branches=b, post_merge_depth=post_merge_depth, policies=policies
+        )
         rows.append({"num_branches": b, **run_row(run)})
     return pd.DataFrame(rows)
 
 
-def budget_sweep(depth: int = 4, change_tick: int = 1, budgets: Sequence[int] | None = None) -> pd.DataFrame:
+def budget_sweep(
+    depth: int = 4,
+    change_tick: int = 1,
+    budgets: Sequence[int] | None = None,
+    *,
+    policies: Iterable[PolicyLike] | None = None,
+) -> pd.DataFrame:
     """Scenario A under externally fixed budgets; by default the computed budget down by five.
 
     Parameters
@@ -149,16 +181,18 @@ def budget_sweep(depth: int = 4, change_tick: int = 1, budgets: Sequence[int] | 
         Tick at which the flight price changes.
     budgets : sequence of int, optional
         Budgets to try; None is :func:`~cvlib.experiments.windows.published_budgets`.
+    policies : list of (str or ~cvlib.core.executors.Policy), optional
+        The executors, in order; None is the article's two.
 
     Returns
     -------
     pandas.DataFrame
-        One row per budget: both executors' completion and steps.
+        One row per budget: ``budget``, each executor's ``{policy}_completed``, then each one's ``{policy}_steps``.
     """
     setup = setup_scenario("A", depth=depth, change_tick=change_tick)
     if budgets is None:
         budgets = published_budgets(setup.budget)
-    return pd.DataFrame([asdict(o) for o in outcomes_by_budget(setup, budgets)])
+    return pd.DataFrame([o.row() for o in outcomes_by_budget(setup, budgets, policies=policies)])
 
 
 def separation_window(sweep: pd.DataFrame) -> list[int]:
@@ -173,5 +207,5 @@ def separation_window(sweep: pd.DataFrame) -> list[int]:
     -------
     list of int
     """
-    only_va = sweep[sweep["validity_completed"] & ~sweep["baseline_completed"]]
+    only_va = sweep[sweep[policy_column(VALIDITY_AWARE, "completed")] & ~sweep[policy_column(BASELINE, "completed")]]
     return [int(b) for b in only_va["budget"]]

@@ -19,7 +19,7 @@ seeded plans, and :func:`fit_pfw` regresses PFW on them by least squares.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -27,7 +27,7 @@ import pandas as pd
 
 from cvlib.core.errors import ParameterError
 from cvlib.core.events import Event
-from cvlib.core.executors import run_baseline
+from cvlib.core.executors import PolicyLike, law_policies, policy_columns, run_policy
 from cvlib.core.graph import PlanGraph
 from cvlib.core.law import break_ticks, predicted_pfw
 from cvlib.core.validation import require_int
@@ -81,6 +81,8 @@ def exposure_sweep(
     seed: int = 0,
     families: Sequence[str] = ("layered", "fan_out"),
     max_steps: int = 60,
+    *,
+    policies: Iterable[PolicyLike] | None = None,
 ) -> pd.DataFrame:
     """Seeded random plans: exposure features, the law's prediction and the baseline's PFW, twice per plan.
 
@@ -101,12 +103,16 @@ def exposure_sweep(
         Plan families to alternate between.
     max_steps : int
         About how many steps a plan may have.
+    policies : list of (str or ~cvlib.core.executors.Policy), optional
+        Executors to run beside the baseline (whose PFW the law predicts), each
+        adding its ``{policy}_pfw`` and ``{policy}_completed``; None runs the baseline alone.
 
     Returns
     -------
     pandas.DataFrame
         One row per (plan, timing), with ``law_holds``.
     """
+    chosen = law_policies(policies)
     n_plans = require_int("n_plans", n_plans, minimum=1)
     check_runs("n_plans", 2 * n_plans)  # two runs per plan
     seed = require_int("seed", seed)
@@ -120,20 +126,21 @@ def exposure_sweep(
         for timing, events in (("random", setup.events), ("at_start", at_start)):
             breaks = break_ticks(events)
             feature = exposure(setup.plan, breaks)
-            result = run_baseline(setup.plan, World(setup.facts, events), setup.at_risk, setup.budget)
+            results = {
+                p.name: run_policy(p, setup.plan, World(setup.facts, events), setup.at_risk, setup.budget) for p in chosen
+            }
             rows.append({
                 "plan": i,
                 "family": family,
                 "timing": timing,
-                "steps": len(setup.plan),
+                "total_steps": len(setup.plan),
                 "facts_broken": len(breaks),
                 "exposed_size": feature.size,
                 "exposed_depth": feature.depth,
                 "exposed_breadth": feature.breadth,
                 "exposed_after_break": feature.after_break,
                 "predicted_pfw": predicted_pfw(setup.plan, breaks),
-                "baseline_pfw": result.pre_failure_work,
-                "completed": result.completed,
+                **policy_columns(results, ("pfw", "completed")),
             })
     frame = pd.DataFrame(rows)
     frame["law_holds"] = frame["predicted_pfw"] == frame["baseline_pfw"]

@@ -22,6 +22,14 @@ Backends (``backend=``):
   workers; each chunk is collected once, by its future, so nothing is lost
   or counted twice.
 
+Both specs take ``policies=`` (names, ``"module:attribute"`` references or
+policy objects; default the article's two): each executor's numbers are
+columns ``{policy}_{metric}``, and the policy list is part of the sweep's
+identity, so a checkpoint of one set of executors never resumes another.
+A policy object travels to the parallel backends by pickle, so its class
+must be importable there: the processes backend's workers see the sweeping
+process's ``sys.path``.
+
 With ``checkpoint=DIR``, every finished chunk is written to
 ``DIR/chunk-NNNNNN.parquet`` as it arrives, atomically, and recorded in a
 ``sweep.json`` manifest with the sweep's identity and each chunk's task range,
@@ -51,12 +59,12 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from cvlib.core.errors import ParameterError, SweepError
-from cvlib.core.executors import run_baseline, run_validity_aware
+from cvlib.core.executors import BASELINE, Policy, PolicyLike, policy_columns, resolve_policies, run_policy
 from cvlib.core.law import break_ticks, predicted_pfw
 from cvlib.core.validation import require_choice, require_int
 from cvlib.experiments.article import run_row
 from cvlib.experiments.checkpoints import Checkpoint, atomic_write, cvlib_version
-from cvlib.scenarios.named import get_scenario, run_scenario
+from cvlib.scenarios.named import get_scenario, setup_scenario
 from cvlib.scenarios.random_plans import FAMILIES, random_setup
 from cvlib.scenarios.sizes import check_runs, random_plan_size
 
@@ -113,13 +121,17 @@ class Grid:
 
     ``Grid("D2", depth=[3, 4], branching_factor=[1, 2])`` is four tasks. Each
     row holds the task number, the scenario, its parameters and the numbers of
-    :func:`cvlib.experiments.article.run_row`.
+    :func:`cvlib.experiments.article.run_row` for each of ``policies`` (default:
+    the article's two).
     """
 
     scenario: str
     params: tuple[tuple[str, tuple[Any, ...]], ...] = field(default=())
+    policies: tuple[Policy, ...] = field(default=())
 
-    def __init__(self, scenario: str, **params: Iterable[Any]) -> None:
+    def __init__(
+        self, scenario: str, *, policies: Iterable[PolicyLike] | None = None, **params: Iterable[Any]
+    ) -> None:
         definition = get_scenario(scenario)
         checked = tuple((name, _scalar_values(name, values)) for name, values in params.items())
         definition.resolve({name: values[0] for name, values in checked})  # names, early
@@ -128,6 +140,7 @@ class Grid:
                 definition.resolve({name: value})
         object.__setattr__(self, "scenario", scenario)
         object.__setattr__(self, "params", checked)
+        object.__setattr__(self, "policies", resolve_policies(policies))
 
     def __len__(self) -> int:
         return math.prod(len(values) for _, values in self.params)
@@ -166,17 +179,23 @@ class Grid:
         rows = []
         for index in range(start, stop):
             params = self.task(index)
-            rows.append({"task": index, "scenario": self.scenario, **params, **run_row(run_scenario(self.scenario, **params))})
+            run = setup_scenario(self.scenario, **params).run(policies=self.policies)
+            rows.append({"task": index, "scenario": self.scenario, **params, **run_row(run)})
         return rows
 
     def describe(self) -> dict[str, Any]:
-        """The scenario and its parameter values, JSON-able (a resumed run must match it).
+        """The scenario, its parameter values and the executors' names, JSON-able (a resumed run must match it).
 
         Returns
         -------
         dict
         """
-        return {"kind": "grid", "scenario": self.scenario, "params": [[n, list(v)] for n, v in self.params]}
+        return {
+            "kind": "grid",
+            "scenario": self.scenario,
+            "params": [[n, list(v)] for n, v in self.params],
+            "policies": [p.name for p in self.policies],
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -186,15 +205,20 @@ class RandomFamily:
     Each row checks the generalized law on one plan: ``predicted_pfw`` is
     ``cv.predicted_pfw(plan, cv.break_ticks(events))`` from structure alone,
     ``baseline_pfw`` what the baseline executor did, ``law_holds`` whether
-    they agree; ``validity_pfw`` should always be 0.
+    they agree; ``validity_aware_pfw`` should always be 0. Each of
+    ``policies`` (default: the article's two) adds its ``{policy}_pfw``,
+    ``_steps``, ``_completed`` and ``_verifications``; ``law_holds`` needs
+    the baseline among them (it is None otherwise).
     """
 
     seed: int
     count: int
     family: str = "mixed"
     max_steps: int = 60
+    policies: tuple[Policy, ...] | None = None
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "policies", resolve_policies(self.policies))
         require_int("seed", self.seed)
         require_int("count", self.count, minimum=0)
         require_int("max_steps", self.max_steps, minimum=1)
@@ -218,44 +242,47 @@ class RandomFamily:
         list of dict
         """
         rows = []
+        chosen = self.policies or ()
         for index in range(start, stop):
             setup = random_setup(self.seed, index, family=self.family, max_steps=self.max_steps)
             plan, events = setup.plan, setup.events
             breaks = break_ticks(events)
-            baseline = run_baseline(plan, setup.new_world(), setup.at_risk, setup.budget)
-            validity = run_validity_aware(plan, setup.new_world(), setup.at_risk, setup.budget)
+            results = {p.name: run_policy(p, plan, setup.new_world(), setup.at_risk, setup.budget) for p in chosen}
             predicted = predicted_pfw(plan, breaks)
+            baseline = results.get(BASELINE)
             rows.append(
                 {
                     "task": index,
                     "family": setup.params["family"],
-                    "steps": len(plan),
+                    "total_steps": len(plan),
                     "facts": len(plan.facts),
                     "broken_facts": len(breaks),
                     "events": len(events),
                     "closure_size": plan.closure_size(setup.at_risk),
                     "predicted_pfw": predicted,
-                    "baseline_pfw": baseline.pre_failure_work,
-                    "validity_pfw": validity.pre_failure_work,
-                    "law_holds": predicted == baseline.pre_failure_work,
-                    "baseline_steps": baseline.steps_used,
-                    "validity_steps": validity.steps_used,
-                    "baseline_completed": baseline.completed,
-                    "validity_completed": validity.completed,
-                    "verifications": validity.verifications,
+                    **policy_columns(results, ("pfw",)),
+                    "law_holds": None if baseline is None else predicted == baseline.pre_failure_work,
+                    **policy_columns(results, ("steps", "completed", "verifications")),
                     "budget": setup.budget,
                 }
             )
         return rows
 
     def describe(self) -> dict[str, Any]:
-        """Seed, count, family and size limit, JSON-able (a resumed run must match it).
+        """Seed, count, family, size limit and the executors' names, JSON-able (a resumed run must match it).
 
         Returns
         -------
         dict
         """
-        return {"kind": "random", "seed": self.seed, "count": self.count, "family": self.family, "max_steps": self.max_steps}
+        return {
+            "kind": "random",
+            "seed": self.seed,
+            "count": self.count,
+            "family": self.family,
+            "max_steps": self.max_steps,
+            "policies": [p.name for p in self.policies or ()],
+        }
 
 
 # -- chunks ----------------------------------------------------------------------------
@@ -323,15 +350,22 @@ def _worker_context() -> Any:
     return context
 
 
-def _watch_parent(lifeline: Any) -> None:
-    """Worker initializer: exit as soon as the sweeping process is gone.
+def _watch_parent(lifeline: Any, path: list[str] | None = None) -> None:
+    """Worker initializer: take the sweeping process's ``sys.path``, and exit as soon as that process is gone.
+
+    The path first, so that a policy object defined in a module the sweeping
+    process can import (a plugin, a module beside a notebook) unpickles here.
 
     ``lifeline`` is the read end of a pipe whose only write end the sweeping
     process holds. Nothing is ever written to it: when that process ends, in
     whatever way (even ``SIGKILL``), the write end closes, the read returns
     end-of-file, and the worker exits instead of waiting for tasks forever.
     """
+    import sys
     import threading
+
+    if path is not None:
+        sys.path[:] = [*path, *(p for p in sys.path if p not in path)]
 
     def wait() -> None:
         try:
@@ -344,13 +378,14 @@ def _watch_parent(lifeline: Any) -> None:
 
 
 def _processes(spec: SweepSpec, todo: list[tuple[int, int, int]], workers: int, **_: Any) -> Iterator[tuple[int, pa.Table]]:
+    import sys
     from concurrent.futures import ProcessPoolExecutor, as_completed
 
     context = _worker_context()
     lifeline, keep_alive = context.Pipe(duplex=False)
     try:
         with ProcessPoolExecutor(
-            max_workers=workers, mp_context=context, initializer=_watch_parent, initargs=(lifeline,)
+            max_workers=workers, mp_context=context, initializer=_watch_parent, initargs=(lifeline, list(sys.path))
         ) as pool:
             futures = {pool.submit(_chunk_table, spec, lo, hi): chunk for chunk, lo, hi in todo}
             for future in as_completed(futures):

@@ -9,6 +9,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
+import cvlib.core.executors
+from cvlib.core.executors import BASELINE, PolicyLike, law_policies, policy_column
 from cvlib.core.law import predicted_pfw_single
 from cvlib.scenarios.named import setup_scenario
 
@@ -27,25 +29,32 @@ LAW_CASES: tuple[tuple[str, str, dict[str, int]], ...] = (
 )
 
 
-def law_rows(cases: Iterable[tuple[str, str, dict[str, int]]] = LAW_CASES) -> list[dict[str, Any]]:
+def law_rows(
+    cases: Iterable[tuple[str, str, dict[str, int]]] = LAW_CASES, *, policies: Iterable[PolicyLike] | None = None
+) -> list[dict[str, Any]]:
     """Predict PFW from structure, run the baseline, and compare, case by case (plain rows, no pandas).
 
     Parameters
     ----------
     cases : iterable of (label, scenario, parameters)
         Named scenarios with one breaking event; the default is the 15 published cases.
+    policies : list of (str or ~cvlib.core.executors.Policy), optional
+        Executors to run beside the baseline (whose PFW the law predicts), each
+        adding a ``{policy}_pfw`` column; None runs the baseline alone.
 
     Returns
     -------
     list of dict
         One row per case: label, scenario, closure size, change tick, expected and actual PFW, and whether they match.
     """
+    chosen = law_policies(policies)
     rows = []
     for label, scenario, params in cases:
         setup = setup_scenario(scenario, **params)
         change_tick = setup.events[0].tick
         expected = predicted_pfw_single(setup.plan, setup.at_risk, change_tick)
-        actual = setup.run().baseline.pre_failure_work
+        run = setup.run(policies=chosen)
+        actual = run.result(BASELINE).pre_failure_work
         rows.append(
             {
                 "case": label,
@@ -55,17 +64,24 @@ def law_rows(cases: Iterable[tuple[str, str, dict[str, int]]] = LAW_CASES) -> li
                 "expected_pfw": expected,
                 "actual_pfw": actual,
                 "match": expected == actual,
+                **{policy_column(p.name, "pfw"): run.result(p.name).pre_failure_work for p in chosen[1:]},
             }
         )
     return rows
 
 
-def check_law(cases: Iterable[tuple[str, str, dict[str, int]]] = LAW_CASES) -> pd.DataFrame:
+def check_law(
+    cases: Iterable[tuple[str, str, dict[str, int]]] = LAW_CASES,
+    *,
+    policies: Iterable[str | cvlib.core.executors.Policy] | None = None,
+) -> pd.DataFrame:
     """:func:`law_rows` as a DataFrame, for notebooks.
 
     Parameters
     ----------
     cases : iterable of (label, scenario, parameters)
+        As for :func:`law_rows`.
+    policies : list of (str or ~cvlib.core.executors.Policy), optional
         As for :func:`law_rows`.
 
     Returns
@@ -74,4 +90,4 @@ def check_law(cases: Iterable[tuple[str, str, dict[str, int]]] = LAW_CASES) -> p
     """
     import pandas as pd
 
-    return pd.DataFrame(law_rows(cases))
+    return pd.DataFrame(law_rows(cases, policies=policies))

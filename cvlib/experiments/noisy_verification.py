@@ -17,7 +17,7 @@ import pandas as pd
 
 from cvlib.core.errors import ParameterError
 from cvlib.core.events import Event, EventKind
-from cvlib.core.executors import run_validity_aware
+from cvlib.core.executors import VALIDITY_AWARE, PolicyLike, resolve_policy, run_policy
 from cvlib.core.facts import Fact
 from cvlib.core.rules import VERIFY_POLICIES, ExecutionRules, VerificationModel
 from cvlib.core.validation import (
@@ -160,8 +160,10 @@ def verification_sweep(
     change_tick: int = 1,
     cost: int = 1,
     seed: int = 0,
+    *,
+    executor: PolicyLike = VALIDITY_AWARE,
 ) -> pd.DataFrame:
-    """Measure each policy over seeded schedules of the ambiguous chain, next to the closed form.
+    """Measure each verification policy over seeded schedules of the ambiguous chain, next to the closed form.
 
     For each prior *p* and noise level *e* (miss rate = false-alarm rate =
     *e*), schedule *k* draws whether the signal is a real change from one
@@ -185,12 +187,16 @@ def verification_sweep(
         Steps one verification spends.
     seed : int
         Seed of the draws.
+    executor : str or ~cvlib.core.executors.Policy
+        The executor measured (a registered name, ``"module:attribute"`` or a
+        policy object); the closed form describes the validity-aware one.
 
     Returns
     -------
     pandas.DataFrame
         One row per (noise, prior, policy), with measured and analytic mean steps and completion rate.
     """
+    measured = resolve_policy(executor)
     chain_spec = AmbiguousChain(depth, change_tick)
     n_schedules = require_int("n_schedules", n_schedules, minimum=1)
     check_runs("n_schedules", n_schedules)
@@ -216,7 +222,7 @@ def verification_sweep(
                     model = VerificationModel(noise, noise, cost, seed=seed * 1_000_003 + k)
                     rules = ExecutionRules(verification=model, verify_policy=policy, prior_change=prior)
                     world = World(facts, events[bool(draws[k] < prior)], rules=rules)
-                    result = run_validity_aware(plan, world, "F1")
+                    result = run_policy(measured, plan, world, "F1")
                     steps[k], done[k] = result.steps_used, result.completed
                     verifications += result.verifications
                 model = VerificationModel(noise, noise, cost)

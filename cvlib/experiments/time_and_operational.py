@@ -10,14 +10,21 @@ and timestamp-only against dependency-aware checking under outages.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from cvlib.core.events import ResourceEvent, SilentChange
-from cvlib.core.executors import ExecutorResult, run_baseline, run_validity_aware
+from cvlib.core.executors import (
+    BASELINE,
+    VALIDITY_AWARE,
+    ExecutorResult,
+    PolicyLike,
+    resolve_policies,
+    run_policy,
+)
 from cvlib.core.facts import Fact
 from cvlib.core.rules import ExecutionRules
 from cvlib.core.validation import require_int, require_probability
@@ -50,7 +57,13 @@ def _mean_row(results: Sequence[ExecutorResult]) -> dict[str, Any]:
 
 
 def ttl_sweep(
-    ttls: Sequence[int | None], rates: Sequence[float], n_schedules: int = 200, depth: int = 8, seed: int = 0
+    ttls: Sequence[int | None],
+    rates: Sequence[float],
+    n_schedules: int = 200,
+    depth: int = 8,
+    seed: int = 0,
+    *,
+    policies: Iterable[PolicyLike] | None = None,
 ) -> pd.DataFrame:
     """Time-to-live against the rate of silent change, on a chain resting on one fact.
 
@@ -73,13 +86,19 @@ def ttl_sweep(
         Steps in the chain.
     seed : int
         Seed of the shared uniforms.
+    policies : list of (str or ~cvlib.core.executors.Policy), optional
+        The executors, in order; None is the article's two. The baseline
+        reads no TTL, so it has one row per rate; every other executor one
+        per (rate, ttl).
 
     Returns
     -------
     pandas.DataFrame
-        One row per (rate, ttl) with mean SCUR, PFW, verifications, steps and
-        completion, plus the baseline's row per rate (``ttl`` = "baseline").
+        One row per (rate, executor, ttl) with the executor's name
+        (``executor``) and mean SCUR, PFW, verifications, steps and
+        completion; the baseline's row per rate has ``ttl`` = "baseline".
     """
+    chosen = resolve_policies(policies)
     n_schedules = require_int("n_schedules", n_schedules, minimum=1)
     check_runs("n_schedules", n_schedules)
     depth = require_int("depth", depth, minimum=1)
@@ -96,13 +115,17 @@ def ttl_sweep(
         ticks = _geometric_ticks(uniforms, rate)
         schedules = [() if t is None or t >= 10 * depth else (SilentChange(t, "F1"),) for t in ticks]
         changed = sum(1 for t in ticks if t is not None and t < depth) / n_schedules
-        base = [run_baseline(plan, World(facts, silent_changes=s), "F1") for s in schedules]
-        rows.append({"rate": float(rate), "ttl": "baseline", "changed_in_run": changed, **_mean_row(base)})
-        for ttl in ttls:
-            rules = ExecutionRules(ttl=ttl, ttl_refresh=True)
-            runs = [run_validity_aware(plan, World(facts, rules=rules, silent_changes=s), "F1") for s in schedules]
-            rows.append({"rate": float(rate), "ttl": "none" if ttl is None else int(ttl), "changed_in_run": changed,
-                         **_mean_row(runs)})
+        for policy in chosen:
+            if policy.name == BASELINE:
+                base = [run_policy(policy, plan, World(facts, silent_changes=s), "F1") for s in schedules]
+                rows.append({"rate": float(rate), "ttl": "baseline", "executor": policy.name, "changed_in_run": changed,
+                             **_mean_row(base)})
+                continue
+            for ttl in ttls:
+                rules = ExecutionRules(ttl=ttl, ttl_refresh=True)
+                runs = [run_policy(policy, plan, World(facts, rules=rules, silent_changes=s), "F1") for s in schedules]
+                rows.append({"rate": float(rate), "ttl": "none" if ttl is None else int(ttl), "executor": policy.name,
+                             "changed_in_run": changed, **_mean_row(runs)})
     return pd.DataFrame(rows)
 
 
@@ -111,7 +134,13 @@ OPERATIONAL_CHECKERS = ("baseline", "timestamp", "timestamp_laundering", "depend
 
 
 def operational_comparison(
-    ttls: Sequence[int], depth: int = 8, outage_prob: float = 0.5, n_schedules: int = 200, seed: int = 0
+    ttls: Sequence[int],
+    depth: int = 8,
+    outage_prob: float = 0.5,
+    n_schedules: int = 200,
+    seed: int = 0,
+    *,
+    policies: Iterable[PolicyLike] | None = None,
 ) -> pd.DataFrame:
     """Timestamp/TTL-only vs dependency-aware checking on the same outage schedules.
 
@@ -131,6 +160,12 @@ def operational_comparison(
         Schedules per (checker, ttl).
     seed : int
         Seed of the draws.
+    policies : list of (str or ~cvlib.core.executors.Policy), optional
+        The executors, in order; None is the article's two. The baseline
+        gives the ``baseline`` row, the validity-aware executor the three
+        checker configurations below, and any other executor one row named
+        after it, under the TTL with the dependency checker (so that an
+        executor that reads resource health is told of outages).
 
     Returns
     -------
@@ -138,8 +173,10 @@ def operational_comparison(
         One row per (checker, ttl): ``baseline`` (no checks), ``timestamp``
         (TTL only, honest freshness), ``timestamp_laundering`` (TTL only, but a
         re-verification that can only read cached evidence counts as fresh)
-        and ``dependency`` (TTL plus the health of the resource behind each fact).
+        and ``dependency`` (TTL plus the health of the resource behind each fact),
+        then one per other executor.
     """
+    chosen = resolve_policies(policies)
     outage_prob = require_probability("outage_prob", outage_prob)
     n_schedules = require_int("n_schedules", n_schedules, minimum=1)
     plan, facts, supports = operational_setup(depth)
@@ -151,20 +188,24 @@ def operational_comparison(
     rows = []
     for ttl in ttls:
         require_int("each ttl", ttl, minimum=0)
-        for checker in OPERATIONAL_CHECKERS:
-            if checker == "baseline":
-                rules, runner = ExecutionRules(ttl=ttl, ttl_refresh=True), run_baseline
-            else:
-                rules = ExecutionRules(
-                    ttl=ttl,
-                    ttl_refresh=True,
-                    checker="dependency" if checker == "dependency" else "timestamp",
-                    launder=checker == "timestamp_laundering",
-                )
-                runner = run_validity_aware
-            runs = [
-                runner(plan, World(facts, rules=rules, resource_events=s, supports=supports), "F1")
-                for s in schedules
-            ]
-            rows.append({"checker": checker, "ttl": int(ttl), **_mean_row(runs)})
+        for policy in chosen:
+            for checker, rules in _configurations(policy.name, ttl):
+                runs = [
+                    run_policy(policy, plan, World(facts, rules=rules, resource_events=s, supports=supports), "F1")
+                    for s in schedules
+                ]
+                rows.append({"checker": checker, "ttl": int(ttl), **_mean_row(runs)})
     return pd.DataFrame(rows)
+
+
+def _configurations(name: str, ttl: int) -> list[tuple[str, ExecutionRules]]:
+    """The rows one executor gives in :func:`operational_comparison`: (checker label, rules)."""
+    if name == VALIDITY_AWARE:
+        return [
+            (checker, ExecutionRules(ttl=ttl, ttl_refresh=True, checker="dependency" if checker == "dependency" else "timestamp",
+                                     launder=checker == "timestamp_laundering"))
+            for checker in OPERATIONAL_CHECKERS[1:]
+        ]
+    if name == BASELINE:
+        return [(name, ExecutionRules(ttl=ttl, ttl_refresh=True))]
+    return [(name, ExecutionRules(ttl=ttl, ttl_refresh=True, checker="dependency"))]

@@ -8,10 +8,20 @@ completes and the baseline does not. The window is measured, never derived.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
-from cvlib.core.executors import run_baseline, run_validity_aware
+from cvlib.core.executors import (
+    BASELINE,
+    VALIDITY_AWARE,
+    ExecutorResult,
+    PolicyLike,
+    policy_column,
+    policy_columns,
+    resolve_policies,
+    run_policy,
+)
 from cvlib.core.rules import ExecutionRules
 from cvlib.core.validation import require_ints
 from cvlib.scenarios.setup import ScenarioSetup
@@ -19,20 +29,54 @@ from cvlib.scenarios.setup import ScenarioSetup
 __all__ = ["BudgetOutcome", "budget_window", "outcomes_by_budget", "published_budgets", "window_text"]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True)
 class BudgetOutcome:
-    """Both executors at one budget."""
+    """Every executor asked for, at one budget: each one's result, keyed by name, in order."""
 
     budget: int
-    baseline_completed: bool
-    validity_completed: bool
-    baseline_steps: int
-    validity_steps: int
+    results: Mapping[str, ExecutorResult]
+
+    def completed(self, name: str) -> bool:
+        """Whether the executor called ``name`` completed within this budget.
+
+        Parameters
+        ----------
+        name : str
+            An executor that ran.
+
+        Returns
+        -------
+        bool
+        """
+        return self.results[name].completed
+
+    def steps(self, name: str) -> int:
+        """Steps the executor called ``name`` used at this budget.
+
+        Parameters
+        ----------
+        name : str
+            An executor that ran.
+
+        Returns
+        -------
+        int
+        """
+        return self.results[name].steps_used
 
     @property
     def only_validity_aware(self) -> bool:
         """Whether this budget is in the window, where the validity-aware executor completes and the baseline does not."""
-        return self.validity_completed and not self.baseline_completed
+        return self.completed(VALIDITY_AWARE) and not self.completed(BASELINE)
+
+    def row(self) -> dict[str, Any]:
+        """The budget, then ``{policy}_completed`` and ``{policy}_steps`` for each executor (the budget sweep's row).
+
+        Returns
+        -------
+        dict
+        """
+        return {"budget": self.budget, **policy_columns(self.results, ("completed", "steps"))}
 
 
 def published_budgets(natural: int) -> range:
@@ -52,9 +96,13 @@ def published_budgets(natural: int) -> range:
 
 
 def outcomes_by_budget(
-    setup: ScenarioSetup, budgets: Iterable[int], rules: ExecutionRules | None = None
+    setup: ScenarioSetup,
+    budgets: Iterable[int],
+    rules: ExecutionRules | None = None,
+    *,
+    policies: Iterable[PolicyLike] | None = None,
 ) -> list[BudgetOutcome]:
-    """Run both executors on ``setup`` at each of ``budgets`` (in the order given).
+    """Run each executor on ``setup`` at each of ``budgets`` (in the order given).
 
     Parameters
     ----------
@@ -64,16 +112,18 @@ def outcomes_by_budget(
         Budgets to try, each >= 0.
     rules : ExecutionRules, optional
         The rules to run under; None is the article's.
+    policies : list of (str or ~cvlib.core.executors.Policy), optional
+        The executors, in order; None is the article's two.
 
     Returns
     -------
     list of BudgetOutcome
     """
+    chosen = resolve_policies(policies)
     out = []
     for budget in require_ints("budgets", list(budgets), minimum=0):
-        b = run_baseline(setup.plan, setup.new_world(rules), setup.at_risk, budget)
-        v = run_validity_aware(setup.plan, setup.new_world(rules), setup.at_risk, budget)
-        out.append(BudgetOutcome(budget, b.completed, v.completed, b.steps_used, v.steps_used))
+        results = {p.name: run_policy(p, setup.plan, setup.new_world(rules), setup.at_risk, budget) for p in chosen}
+        out.append(BudgetOutcome(budget, results))
     return out
 
 
@@ -112,17 +162,17 @@ def budget_window(setup: ScenarioSetup, rules: ExecutionRules | None = None) -> 
     dict
         ``width``, ``low`` and ``high`` (None when empty), ``contiguous``, and
         both executors' unconstrained step counts (``baseline_steps``,
-        ``validity_steps``).
+        ``validity_aware_steps``).
     """
     unconstrained = 10 * (len(setup.plan) + 1) ** 2
     free = outcomes_by_budget(setup, [unconstrained], rules)[0]
-    outcomes = outcomes_by_budget(setup, range(max(free.baseline_steps, free.validity_steps) + 2), rules)
+    outcomes = outcomes_by_budget(setup, range(max(free.steps(BASELINE), free.steps(VALIDITY_AWARE)) + 2), rules)
     window = [o.budget for o in outcomes if o.only_validity_aware]
     return {
         "width": len(window),
         "low": window[0] if window else None,
         "high": window[-1] if window else None,
         "contiguous": not window or window[-1] - window[0] + 1 == len(window),
-        "baseline_steps": free.baseline_steps,
-        "validity_steps": free.validity_steps,
+        policy_column(BASELINE, "steps"): free.steps(BASELINE),
+        policy_column(VALIDITY_AWARE, "steps"): free.steps(VALIDITY_AWARE),
     }

@@ -325,8 +325,8 @@ def law_at_scale_figure(rows: pd.DataFrame) -> Figure:
     if rows.empty:
         raise ParameterError("law_at_scale_figure needs at least one row")
     fig, (top, bottom) = new_figure(2, 1, height=6.4)
-    bins = np.arange(0, rows["steps"].max() + 5, 5)
-    top.hist(rows["steps"], bins=bins, color="#8C8C8C")
+    bins = np.arange(0, rows["total_steps"].max() + 5, 5)
+    top.hist(rows["total_steps"], bins=bins, color="#8C8C8C")
     top.set_xlabel("plan size (steps)")
     top.set_ylabel("plans")
     top.set_title("The plans drawn", loc="left")

@@ -236,7 +236,7 @@ def pfw_vs_size_figure(
                 for _, row in topologies.iterrows():
                     axis.annotate(f"{row.get('label', '')}", (row["closure_size"], row["baseline_pfw"]),
                                   xytext=(8, -4), textcoords="offset points", ha="left", va="top", fontsize=_NOTE)
-        va = np.concatenate([f[["closure_size", "validity_pfw"]].to_numpy() for f in frames])
+        va = np.concatenate([f[["closure_size", "validity_aware_pfw"]].to_numpy() for f in frames])
         va = va[va[:, 0] <= limit]
         handles["va"] = axis.scatter(va[:, 0], va[:, 1], s=24, marker="x", color=PALETTE["validity_aware"],
                                      linewidth=1.0, label="validity-aware, every run", zorder=3)
@@ -273,7 +273,7 @@ def isolation_figure(isolation: pd.DataFrame) -> Figure:
     for pos, (_, row), bar in zip(positions, isolation.iterrows(), bars):
         ax.text(pos, bar.get_height() + 2, f"{row['exposed_pct']:.1f}%", ha="center", va="bottom", fontsize=_NOTE,
                 color="black")
-    ax.set_xticks(positions, [f"{int(r.num_branches)} ({int(r.total_nodes)} steps)" for r in isolation.itertuples()])
+    ax.set_xticks(positions, [f"{int(r.num_branches)} ({int(r.total_steps)} steps)" for r in isolation.itertuples()])
     ax.set_xlabel("isolated branches (plan size)")
     ax.set_ylabel("plan exposed to the broken fact (%)")
     ax.set_ylim(0, 118)
@@ -281,7 +281,7 @@ def isolation_figure(isolation: pd.DataFrame) -> Figure:
     right = ax.twinx()
     right.plot(positions, isolation["baseline_pfw"], marker="o", color=PALETTE["baseline"], linewidth=2,
                label="baseline doomed steps (right axis)")
-    right.plot(positions, isolation["validity_pfw"], marker="o", color=PALETTE["validity_aware"], linewidth=2,
+    right.plot(positions, isolation["validity_aware_pfw"], marker="o", color=PALETTE["validity_aware"], linewidth=2,
                label="validity-aware doomed steps (right axis)")
     for pos, value in zip(positions, isolation["baseline_pfw"]):
         right.annotate(str(int(value)), (pos, value), xytext=(0, 7), textcoords="offset points", ha="center",
@@ -316,7 +316,7 @@ def budget_sweep_figure(sweep: pd.DataFrame, window: Sequence[int]) -> Figure:
     """
     fig, ax = new_figure(height=3.2)
     offsets = {"baseline": 0.04, "validity_aware": -0.04}
-    for name, column in (("baseline", "baseline_completed"), ("validity_aware", "validity_completed")):
+    for name, column in (("baseline", "baseline_completed"), ("validity_aware", "validity_aware_completed")):
         y = sweep[column].astype(int) + offsets[name]
         ax.plot(sweep["budget"], y, marker="o", drawstyle="steps-mid", color=PALETTE[name], linewidth=2,
                 label=LABELS[name])

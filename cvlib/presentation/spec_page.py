@@ -161,7 +161,7 @@ def outcomes_by_budget(setup: ScenarioSetup, budgets: Sequence[int] | None = Non
     -------
     pandas.DataFrame
         One row per budget: ``budget``, ``baseline_completed``,
-        ``validity_completed``, ``baseline_steps``, ``validity_steps``, ``completed``.
+        ``validity_aware_completed``, ``baseline_steps``, ``validity_aware_steps``, ``completed``.
     """
     import pandas as pd
 
@@ -174,9 +174,9 @@ def outcomes_by_budget(setup: ScenarioSetup, budgets: Sequence[int] | None = Non
             {
                 "budget": int(b),
                 "baseline_completed": run.baseline.completed,
-                "validity_completed": run.validity_aware.completed,
+                "validity_aware_completed": run.validity_aware.completed,
                 "baseline_steps": run.baseline.steps_used,
-                "validity_steps": run.validity_aware.steps_used,
+                "validity_aware_steps": run.validity_aware.steps_used,
                 "completed": int(run.baseline.completed) + int(run.validity_aware.completed),
             }
         )
@@ -197,7 +197,7 @@ def default_budgets(setup: ScenarioSetup) -> list[int]:
         The budgets, from generous to tight.
     """
     generous = replace(setup, budget=4 * (len(setup.plan) + setup.budget) + 10).run()
-    needs = [r.steps_used for r in generous.results()]
+    needs = [r.steps_used for r in generous.results.values()]
     high = max(max(needs), setup.budget) + 1
     low = max(0, min(needs) - 2)
     return list(range(high, low - 1, -1))
@@ -353,10 +353,10 @@ def budget_words(table: pd.DataFrame) -> str:
         Two sentences.
     """
     groups = {
-        "both executors complete": table[table.baseline_completed & table.validity_completed].budget,
-        "only the validity-aware executor completes": table[~table.baseline_completed & table.validity_completed].budget,
-        "only the baseline completes": table[table.baseline_completed & ~table.validity_completed].budget,
-        "neither completes": table[~table.baseline_completed & ~table.validity_completed].budget,
+        "both executors complete": table[table.baseline_completed & table.validity_aware_completed].budget,
+        "only the validity-aware executor completes": table[~table.baseline_completed & table.validity_aware_completed].budget,
+        "only the baseline completes": table[table.baseline_completed & ~table.validity_aware_completed].budget,
+        "neither completes": table[~table.baseline_completed & ~table.validity_aware_completed].budget,
     }
     said = [f"{who} at {'a budget' if len(b) == 1 else 'budgets'} of {budget_list(b)}" for who, b in groups.items() if len(b)]
     text = said[0] if len(said) == 1 else "; ".join(said[:-1]) + "; and " + said[-1]

@@ -37,13 +37,13 @@ def family_table(rows: pd.DataFrame) -> pd.DataFrame:
     """
     table = rows.groupby("family").agg(
         plans=("task", "size"),
-        mean_steps=("steps", "mean"),
-        max_steps=("steps", "max"),
+        mean_steps=("total_steps", "mean"),
+        max_steps=("total_steps", "max"),
         mean_facts=("facts", "mean"),
         plans_with_pfw=("baseline_pfw", lambda s: int((s > 0).sum())),
         total_pfw=("baseline_pfw", "sum"),
         law_mismatches=("law_holds", lambda s: int((~s).sum())),
-        validity_pfw_nonzero=("validity_pfw", lambda s: int((s != 0).sum())),
+        validity_pfw_nonzero=("validity_aware_pfw", lambda s: int((s != 0).sum())),
     )
     return table.round(2).rename(
         columns={
@@ -90,12 +90,12 @@ def glue_values(rows: pd.DataFrame) -> dict[str, Any]:
     return {
         "law_scale_plans": len(rows),
         "law_scale_mismatches": int((~rows["law_holds"]).sum()),
-        "law_scale_validity_nonzero": int((rows["validity_pfw"] != 0).sum()),
+        "law_scale_validity_nonzero": int((rows["validity_aware_pfw"] != 0).sum()),
         "law_scale_plans_with_pfw": int((rows["baseline_pfw"] > 0).sum()),
         "law_scale_multi_break": int((rows["broken_facts"] > 1).sum()),
         "law_scale_families": int(rows["family"].nunique()),
-        "law_scale_steps_max": int(rows["steps"].max()),
-        "law_scale_steps_median": float(rows["steps"].median()),
+        "law_scale_steps_max": int(rows["total_steps"].max()),
+        "law_scale_steps_median": float(rows["total_steps"].median()),
         "law_scale_total_pfw": int(rows["baseline_pfw"].sum()),
     }
 

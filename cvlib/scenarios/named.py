@@ -7,13 +7,13 @@ setup written without Python.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from cvlib.core.errors import ParameterError
 from cvlib.core.events import Event, EventKind
-from cvlib.core.executors import compute_budget
+from cvlib.core.executors import PolicyLike, compute_budget
 from cvlib.core.facts import Fact
 from cvlib.core.graph import PlanGraph
 from cvlib.core.rules import ExecutionRules
@@ -345,8 +345,10 @@ def setup_scenario(name: str, **params: Any) -> ScenarioSetup:
     return get_scenario(name).setup(**params)
 
 
-def run_scenario(name: str, *, rules: ExecutionRules | None = None, **params: Any) -> ScenarioRun:
-    """Run a named scenario on both executors.
+def run_scenario(
+    name: str, *, rules: ExecutionRules | None = None, policies: Iterable[PolicyLike] | None = None, **params: Any
+) -> ScenarioRun:
+    """Run a named scenario on the executors being compared (by default the article's two).
 
     >>> run = run_scenario("A")
     >>> run.baseline.steps_used, run.validity_aware.steps_used
@@ -358,6 +360,9 @@ def run_scenario(name: str, *, rules: ExecutionRules | None = None, **params: An
         One of :func:`scenario_names`.
     rules : ExecutionRules, optional
         The extension chapters' options (see :mod:`cvlib.core.rules`); None is the article's.
+    policies : list of (str or ~cvlib.core.executors.Policy), optional
+        The executors, in order: registered names, ``"module:attribute"``
+        references or policy objects; None is the article's two.
     **params
         Parameters to override.
 
@@ -365,4 +370,4 @@ def run_scenario(name: str, *, rules: ExecutionRules | None = None, **params: An
     -------
     ScenarioRun
     """
-    return setup_scenario(name, **params).run(rules=rules)
+    return setup_scenario(name, **params).run(rules=rules, policies=policies)

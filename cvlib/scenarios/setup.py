@@ -1,9 +1,10 @@
-"""A scenario setup, and running it on both executors.
+"""A scenario setup, and running it on the executors being compared.
 
 A scenario is a *setup*: a plan, the facts it starts with, a schedule of
-events, the fact at risk and a budget. Running it builds two fresh, identical
-worlds from the setup, one per executor, so neither executor can influence
-what the other sees.
+events, the fact at risk and a budget. Running it builds a fresh, identical
+world from the setup for each executor (by default the article's two, any
+registered or given policy on request), so no executor can influence what
+another sees.
 """
 
 from __future__ import annotations
@@ -13,9 +14,9 @@ from dataclasses import asdict, dataclass, field
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
-from cvlib.core.errors import UnknownFactError
+from cvlib.core.errors import ParameterError, UnknownFactError
 from cvlib.core.events import Event
-from cvlib.core.executors import ExecutorResult, run_baseline, run_validity_aware
+from cvlib.core.executors import BASELINE, VALIDITY_AWARE, ExecutorResult, PolicyLike, resolve_policies, run_policy
 from cvlib.core.facts import Fact
 from cvlib.core.graph import PlanGraph
 from cvlib.core.law import break_ticks, predicted_pfw
@@ -88,27 +89,35 @@ class ScenarioSetup:
             predicted_baseline_pfw=predicted_pfw(self.plan, break_ticks(self.events)),
         )
 
-    def run(self, *, rules: ExecutionRules | None = None) -> ScenarioRun:
-        """Run both executors on identical fresh worlds.
+    def run(self, *, rules: ExecutionRules | None = None, policies: Iterable[PolicyLike] | None = None) -> ScenarioRun:
+        """Run each executor on its own identical fresh world.
 
         Parameters
         ----------
         rules : ExecutionRules, optional
             The extension chapters' options; None or the default is the article.
+        policies : list of (str or ~cvlib.core.executors.Policy), optional
+            The executors to compare, in order (names, ``"module:attribute"``
+            references or policy objects); None is the article's two.
 
         Returns
         -------
         ScenarioRun
         """
-        return run_setups([self], rules=rules)[0]
+        return run_setups([self], rules=rules, policies=policies)[0]
 
 
-def run_setups(setups: Iterable[ScenarioSetup], *, rules: ExecutionRules | None = None) -> list[ScenarioRun]:
+def run_setups(
+    setups: Iterable[ScenarioSetup],
+    *,
+    rules: ExecutionRules | None = None,
+    policies: Iterable[PolicyLike] | None = None,
+) -> list[ScenarioRun]:
     """Run many setups, each as :meth:`ScenarioSetup.run` would, one phase at a time across all of them.
 
-    Every baseline run, then every validity-aware run, then every structure
-    summary: the same results, in the same order, as ``[s.run() for s in
-    setups]``. For many small scenarios (the article's grid) this is
+    Every run of the first executor, then every run of the next, then every
+    structure summary: the same results, in the same order, as ``[s.run()
+    for s in setups]``. For many small scenarios (the article's grid) this is
     measurably faster, because the code of one phase stays hot in the
     processor's caches instead of being evicted by the other phases' after
     every scenario.
@@ -119,14 +128,16 @@ def run_setups(setups: Iterable[ScenarioSetup], *, rules: ExecutionRules | None 
         The scenarios to run.
     rules : ExecutionRules or None
         The execution rules for every run; None is the article's.
+    policies : list of (str or ~cvlib.core.executors.Policy), optional
+        The executors, in order; None is the article's two.
 
     Returns
     -------
     list of ScenarioRun
     """
     setups = list(setups)
-    baselines = [run_baseline(s.plan, s.new_world(rules), s.at_risk, s.budget) for s in setups]
-    validity = [run_validity_aware(s.plan, s.new_world(rules), s.at_risk, s.budget) for s in setups]
+    chosen = resolve_policies(policies)
+    by_policy = [[run_policy(p, s.plan, s.new_world(rules), s.at_risk, s.budget) for s in setups] for p in chosen]
     structures = [s.structure() for s in setups]
     recorded = None if rules is None or rules.is_original else rules
     return [
@@ -134,11 +145,10 @@ def run_setups(setups: Iterable[ScenarioSetup], *, rules: ExecutionRules | None 
             scenario=s.name,
             params=MappingProxyType(dict(s.params)),
             structure=structure,
-            baseline=baseline,
-            validity_aware=va,
+            results=MappingProxyType({p.name: runs[k] for p, runs in zip(chosen, by_policy)}),
             rules=recorded,
         )
-        for s, baseline, va, structure in zip(setups, baselines, validity, structures)
+        for k, (s, structure) in enumerate(zip(setups, structures))
     ]
 
 
@@ -153,46 +163,87 @@ class StructureSummary:
     predicted_baseline_pfw: int
 
 
+#: Keys of :meth:`ScenarioRun.to_dict` that are not executors' names, so no policy may be called by them.
+RESERVED_NAMES = frozenset({"scenario", "params", "structure", "rules", "results"})
+
+
 @dataclass(frozen=True)
 class ScenarioRun:
-    """Both executors' results on one scenario, with the parameters that produced them."""
+    """Each executor's result on one scenario, with the parameters that produced them.
+
+    ``results`` holds one :class:`~cvlib.core.executors.ExecutorResult` per
+    executor, keyed by name, in the order they were asked for;
+    :attr:`baseline` and :attr:`validity_aware` are the article's two.
+    """
 
     scenario: str
     params: Mapping[str, Any]
     structure: StructureSummary
-    baseline: ExecutorResult
-    validity_aware: ExecutorResult
+    results: Mapping[str, ExecutorResult]
     #: Non-default execution rules the run used (None for the article's).
     rules: ExecutionRules | None = None
+
+    def __post_init__(self) -> None:
+        clash = sorted(RESERVED_NAMES & set(self.results))
+        if clash:
+            raise ParameterError(
+                f"scenario {self.scenario!r}: an executor may not be called {', '.join(map(repr, clash))} "
+                f"(reserved for the run's own fields: {', '.join(sorted(RESERVED_NAMES))})"
+            )
+
+    def result(self, name: str) -> ExecutorResult:
+        """The result of the executor called ``name``; one that did not run raises a one-line error.
+
+        Parameters
+        ----------
+        name : str
+            An executor's name.
+
+        Returns
+        -------
+        ExecutorResult
+        """
+        try:
+            return self.results[name]
+        except KeyError:
+            raise ParameterError(
+                f"scenario {self.scenario!r} was not run with executor {name!r}; it ran {', '.join(self.results)}"
+            ) from None
+
+    @property
+    def baseline(self) -> ExecutorResult:
+        """The baseline's result (when it ran)."""
+        return self.result(BASELINE)
+
+    @property
+    def validity_aware(self) -> ExecutorResult:
+        """The validity-aware executor's result (when it ran)."""
+        return self.result(VALIDITY_AWARE)
+
+    @property
+    def policies(self) -> list[str]:
+        """The executors' names, in the order they ran."""
+        return list(self.results)
 
     @property
     def overhead(self) -> int:
         """Extra steps the validity-aware executor used (negative when it saved steps)."""
         return self.validity_aware.steps_used - self.baseline.steps_used
 
-    def results(self) -> tuple[ExecutorResult, ExecutorResult]:
-        """The baseline's result, then the validity-aware executor's.
-
-        Returns
-        -------
-        tuple of (ExecutorResult, ExecutorResult)
-        """
-        return (self.baseline, self.validity_aware)
-
     def to_dict(self) -> dict[str, Any]:
-        """A JSON-safe record: scenario name, the full parameters used, structure and both results.
+        """A JSON-safe record: scenario name, the full parameters used, structure and every executor's result.
 
         Returns
         -------
         dict
-            Non-default rules are recorded under ``rules``; the article's leave no key.
+            Each executor's result under its name; non-default rules are
+            recorded under ``rules``, the article's leave no key.
         """
         out = {
             "scenario": self.scenario,
             "params": dict(self.params),
             "structure": asdict(self.structure),
-            "baseline": self.baseline.to_dict(),
-            "validity_aware": self.validity_aware.to_dict(),
+            **{name: result.to_dict() for name, result in self.results.items()},
         }
         if self.rules is not None:  # only non-default rules are recorded, so default output is unchanged
             out["rules"] = self.rules.to_dict()
@@ -208,4 +259,4 @@ class ScenarioRun:
         """
         import pandas as pd
 
-        return pd.DataFrame([r.to_dict() for r in self.results()]).set_index("executor")
+        return pd.DataFrame([r.to_dict() for r in self.results.values()]).set_index("executor")

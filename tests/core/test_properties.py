@@ -142,7 +142,7 @@ def check_baseline_under_computed_budget(setup: cv.ScenarioSetup, run: cv.Scenar
 def check_nothing_broken_nothing_doomed(setup: cv.ScenarioSetup, run: cv.ScenarioRun) -> None:
     if cv.break_ticks(setup.events):
         return
-    for r in run.results():
+    for r in run.results.values():
         assert (r.pre_failure_work, r.replans, r.decisions_on_stale_deps) == (0, 0, 0), "nothing broke, nothing doomed"
     assert run.baseline.completed
 
@@ -168,7 +168,7 @@ def check_deterministic(setup: cv.ScenarioSetup, run: cv.ScenarioRun) -> None:
 def check_counters(setup: cv.ScenarioSetup, run: cv.ScenarioRun) -> None:
     cost = cv.recovery_cost(setup.plan, setup.at_risk)
     first_action = first_action_position(setup.plan)
-    for r in run.results():
+    for r in run.results.values():
         assert 0.0 <= r.scur <= 1.0
         assert 0 <= r.decisions_on_stale_deps <= r.decisions_total <= first_action + 1
         assert r.replans in (0, 1)

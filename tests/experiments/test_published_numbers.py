@@ -112,7 +112,7 @@ def test_d1_validity_aware_pfw_is_0(depth):
 def test_d1_depth_sweep_matches_published_row():
     frame = cv.depth_sweep()
     _claim(list(frame["baseline_pfw"]), [0, 1, 2, 4, 9], "D1 sweep baseline PFW 0, 1, 2, 4, 9")
-    _claim(list(frame["validity_pfw"]), [0, 0, 0, 0, 0], "D1 sweep validity-aware PFW all 0")
+    _claim(list(frame["validity_aware_pfw"]), [0, 0, 0, 0, 0], "D1 sweep validity-aware PFW all 0")
 
 
 # -- D2: three topologies -----------------------------------------------------------------
@@ -157,12 +157,12 @@ def test_grid_has_96_configurations(grid):
 
 
 def test_grid_pfw_equals_nodes_minus_1_in_all_96(grid):
-    bad = grid[grid["baseline_pfw"] != grid["total_nodes"] - 1]
+    bad = grid[grid["baseline_pfw"] != grid["total_steps"] - 1]
     _claim(len(bad), 0, "baseline PFW = nodes - 1 in all 96 configs (count of exceptions)")
 
 
 def test_grid_validity_aware_pfw_is_0_in_all_96(grid):
-    _claim(int((grid["validity_pfw"] != 0).sum()), 0, "validity-aware PFW = 0 in all 96 configs (exceptions)")
+    _claim(int((grid["validity_aware_pfw"] != 0).sum()), 0, "validity-aware PFW = 0 in all 96 configs (exceptions)")
 
 
 # -- D3: isolated branches -------------------------------------------------------------------
@@ -242,7 +242,7 @@ def test_budget_sweep_runs_from_computed_9_down_to_4(sweep):
 def test_budget_sweep_outcome(sweep, budget, baseline, validity_aware):
     row = sweep.loc[budget]
     _claim(bool(row["baseline_completed"]), baseline, f"budget {budget}: baseline completes = {baseline}")
-    _claim(bool(row["validity_completed"]), validity_aware, f"budget {budget}: validity-aware completes = {validity_aware}")
+    _claim(bool(row["validity_aware_completed"]), validity_aware, f"budget {budget}: validity-aware completes = {validity_aware}")
 
 
 def test_budget_separation_window_is_8_7_6(sweep):

@@ -28,7 +28,7 @@ def serial_result() -> pd.DataFrame:
 def test_rows_come_back_in_task_order_with_the_law_checked(serial_result: pd.DataFrame) -> None:
     assert list(serial_result["task"]) == list(range(240))
     assert serial_result["law_holds"].all()
-    assert (serial_result["validity_pfw"] == 0).all()
+    assert (serial_result["validity_aware_pfw"] == 0).all()
 
 
 def test_chunk_size_does_not_change_the_result(serial_result: pd.DataFrame) -> None:

@@ -8,9 +8,9 @@ import cvlib as cv
 from cvlib.core.errors import ParameterError
 
 RUN_COLUMNS = {
-    "total_nodes", "closure_size", "exposed_pct", "invalidation_depth", "predicted_pfw", "baseline_pfw",
-    "validity_pfw", "baseline_steps", "validity_steps", "baseline_completed", "validity_completed",
-    "baseline_scur", "validity_scur", "budget",
+    "total_steps", "closure_size", "exposed_pct", "invalidation_depth", "predicted_pfw", "baseline_pfw",
+    "validity_aware_pfw", "baseline_steps", "validity_aware_steps", "baseline_completed", "validity_aware_completed",
+    "baseline_scur", "validity_aware_scur", "budget",
 }
 
 
@@ -20,7 +20,7 @@ def test_topology_grid_small():
     assert list(zip(grid["depth"], grid["merge_factor"])) == [(3, 1), (3, 3), (5, 1), (5, 3)]
     assert {"depth", "branching_factor", "merge_factor"} | RUN_COLUMNS <= set(grid.columns)
     assert (grid["baseline_pfw"] == grid["predicted_pfw"]).all()
-    assert (grid["closure_size"] == grid["total_nodes"]).all()
+    assert (grid["closure_size"] == grid["total_steps"]).all()
 
 
 def test_topology_grid_is_deterministic():
@@ -32,13 +32,13 @@ def test_depth_sweep():
     frame = cv.depth_sweep([4, 2], change_tick=1)
     assert list(frame["depth"]) == [4, 2]
     assert list(frame["baseline_pfw"]) == [2, 0]
-    assert list(frame["validity_pfw"]) == [0, 0]
+    assert list(frame["validity_aware_pfw"]) == [0, 0]
 
 
 def test_isolation_sweep():
     frame = cv.isolation_sweep([2, 3], pre_merge_depth=3, post_merge_depth=1)
     assert list(frame["num_branches"]) == [2, 3]
-    assert list(frame["total_nodes"]) == [7, 10]
+    assert list(frame["total_steps"]) == [7, 10]
     assert list(frame["closure_size"]) == [4, 4]
     assert list(frame["baseline_pfw"]) == [3, 3]
 
@@ -48,13 +48,13 @@ def test_budget_sweep_default_range_follows_the_computed_budget():
     natural = cv.setup_scenario("A", depth=6, change_tick=2).budget
     assert natural == 13
     assert list(frame["budget"]) == list(range(13, 7, -1))
-    assert {"budget", "baseline_completed", "validity_completed", "baseline_steps", "validity_steps"} <= set(frame.columns)
+    assert {"budget", "baseline_completed", "validity_aware_completed", "baseline_steps", "validity_aware_steps"} <= set(frame.columns)
 
 
 def test_budget_sweep_custom_budgets_keep_their_order():
     frame = cv.budget_sweep(budgets=[4, 9, 6])
     assert list(frame["budget"]) == [4, 9, 6]
-    assert list(frame["validity_completed"]) == [False, True, True]
+    assert list(frame["validity_aware_completed"]) == [False, True, True]
     assert cv.separation_window(frame) == [6]
 
 

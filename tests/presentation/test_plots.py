@@ -159,7 +159,7 @@ def test_isolation_figure_bars_are_exposure_and_lines_are_pfw():
     assert heights == pytest.approx(list(iso["exposed_pct"]))
     base, va = right.get_lines()
     assert list(base.get_ydata()) == list(iso["baseline_pfw"])
-    assert list(va.get_ydata()) == list(iso["validity_pfw"])
+    assert list(va.get_ydata()) == list(iso["validity_aware_pfw"])
     assert _same_colour(base.get_color(), plots.PALETTE["baseline"])
 
 

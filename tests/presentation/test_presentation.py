@@ -269,9 +269,9 @@ def test_outcomes_by_budget_and_its_words():
     assert table.budget.tolist() == sp.default_budgets(setup)
     row = table.set_index("budget").loc[setup.budget]
     run = setup.run()
-    assert (row.baseline_completed, row.validity_completed) == (run.baseline.completed, run.validity_aware.completed)
+    assert (row.baseline_completed, row.validity_aware_completed) == (run.baseline.completed, run.validity_aware.completed)
     words = sp.budget_words(table)
-    window = table[~table.baseline_completed & table.validity_completed].budget.tolist()
+    window = table[~table.baseline_completed & table.validity_aware_completed].budget.tolist()
     assert f"only the validity-aware executor completes at budgets of {sp.budget_list(window)}" in words
 
 

@@ -104,7 +104,7 @@ def test_comparison_displays_as_the_book_table():
 def test_compare_names_quantities_and_checks_parameters():
     run = cv.run_scenario("A")
     b, v = run.baseline, run.validity_aware
-    ours = {"baseline_steps": b.steps_used, "baseline_scur": b.scur, "validity_scur": v.scur, "baseline_completed": b.completed}
+    ours = {"baseline_steps": b.steps_used, "baseline_scur": b.scur, "validity_aware_scur": v.scur, "baseline_completed": b.completed}
     table = compare("A", ours, {"depth": 4, "change_tick": 1})
     assert isinstance(table, Comparison)
     assert list(table.to_frame()["quantity"]) == ["baseline steps", "baseline SCUR", "validity-aware SCUR", "baseline completed"]
@@ -161,12 +161,12 @@ def test_reference_agrees_with_the_library_at_published_parameters(experiment, s
     run = cv.run_scenario(scenario)
     b, v = run.baseline, run.validity_aware
     measured = {
-        "baseline_steps": b.steps_used, "validity_steps": v.steps_used, "overhead": run.overhead,
-        "baseline_pfw": b.pre_failure_work, "validity_pfw": v.pre_failure_work,
-        "baseline_replans": b.replans, "validity_replans": v.replans,
-        "baseline_scur": b.scur, "validity_scur": v.scur,
-        "baseline_completed": b.completed, "validity_completed": v.completed,
-        "verifications": v.verifications,
+        "baseline_steps": b.steps_used, "validity_aware_steps": v.steps_used, "overhead": run.overhead,
+        "baseline_pfw": b.pre_failure_work, "validity_aware_pfw": v.pre_failure_work,
+        "baseline_replans": b.replans, "validity_aware_replans": v.replans,
+        "baseline_scur": b.scur, "validity_aware_scur": v.scur,
+        "baseline_completed": b.completed, "validity_aware_completed": v.completed,
+        "validity_aware_verifications": v.verifications,
     }
     table = compare(experiment, {k: measured[k] for k in published(experiment)})
     assert table.differ == [], verdict(table)
