@@ -23,7 +23,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 #: Public name -> the module that defines it.
 _EXPORTS: dict[str, str] = {
@@ -71,10 +71,11 @@ _EXPORTS: dict[str, str] = {
     "run_executor": "cvlib.core.executors",
     "run_validity_aware": "cvlib.core.executors",
     "break_ticks": "cvlib.core.law",
+    "closed_form_applies": "cvlib.core.law",
     "predicted_pfw": "cvlib.core.law",
     "predicted_pfw_single": "cvlib.core.law",
-    "data_path": "cvlib.core.paths",
-    "project_root": "cvlib.core.paths",
+    "data_path": "cvlib.repository",
+    "project_root": "cvlib.repository",
     # scenarios
     "branch_facts": "cvlib.scenarios.generators",
     "branching": "cvlib.scenarios.generators",
@@ -101,6 +102,7 @@ _EXPORTS: dict[str, str] = {
     "isolation_sweep": "cvlib.experiments.article",
     "separation_window": "cvlib.experiments.article",
     "topology_grid": "cvlib.experiments.article",
+    "DEEP_LAW_CASES": "cvlib.experiments.law_check",
     "LAW_CASES": "cvlib.experiments.law_check",
     "check_law": "cvlib.experiments.law_check",
     "Grid": "cvlib.experiments.large_sweeps",
@@ -117,7 +119,7 @@ _MODULES: dict[str, str] = {
     "facts": "cvlib.core.facts",
     "graph": "cvlib.core.graph",
     "law": "cvlib.core.law",
-    "paths": "cvlib.core.paths",
+    "paths": "cvlib.repository",
     "recovery": "cvlib.core.recovery",
     "rules": "cvlib.core.rules",
     "trace": "cvlib.core.trace",
@@ -126,7 +128,6 @@ _MODULES: dict[str, str] = {
     # scenarios
     "builders": "cvlib.scenarios.builders",
     "generators": "cvlib.scenarios.generators",
-    "plan_families": "cvlib.scenarios.plan_families",
     "random_plans": "cvlib.scenarios.random_plans",
     "sizes": "cvlib.scenarios.sizes",
     "spec": "cvlib.scenarios.spec",
@@ -143,6 +144,7 @@ _MODULES: dict[str, str] = {
     "figures": "cvlib.presentation.figures",
     "formatting": "cvlib.presentation.formatting",
     "model_loop": "cvlib.presentation.model_loop",
+    "model_notes_figures": "cvlib.presentation.model_notes_figures",
     "notes_figures": "cvlib.presentation.notes_figures",
     "performance": "cvlib.presentation.performance",
     "published": "cvlib.presentation.published",
@@ -209,8 +211,7 @@ if TYPE_CHECKING:  # what type checkers and IDEs see; nothing here runs
     )
     from cvlib.core.facts import Fact, HistoryEntry, ValidityState
     from cvlib.core.graph import PlanGraph, Step, StepKind
-    from cvlib.core.law import break_ticks, predicted_pfw, predicted_pfw_single
-    from cvlib.core.paths import data_path, project_root
+    from cvlib.core.law import break_ticks, closed_form_applies, predicted_pfw, predicted_pfw_single
     from cvlib.core.rules import ExecutionRules, VerificationModel
     from cvlib.core.world import BeliefView, Ledger, World
     from cvlib.experiments.article import (
@@ -221,7 +222,8 @@ if TYPE_CHECKING:  # what type checkers and IDEs see; nothing here runs
         topology_grid,
     )
     from cvlib.experiments.large_sweeps import Grid, RandomFamily, sweep
-    from cvlib.experiments.law_check import LAW_CASES, check_law
+    from cvlib.experiments.law_check import DEEP_LAW_CASES, LAW_CASES, check_law
+    from cvlib.repository import data_path, project_root
     from cvlib.scenarios.generators import (
         branch_facts,
         branching,

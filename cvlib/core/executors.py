@@ -588,6 +588,7 @@ def run_policy(
     elif type(budget) is not int or budget < 0:
         budget = require_int("budget", budget, minimum=0)
     rules = world.rules
+    plan = plan.with_tie_break(rules.order)  # the plan itself under the article's order
     run = RunState(plan, rules, budget, recovery_cost(plan, at_risk))
     view = world.belief_view(recorder)
     columns = run.columns

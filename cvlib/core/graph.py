@@ -17,7 +17,9 @@ What keeps this linear in the number of steps and edges, and small:
 * the topological order is Kahn's algorithm with a binary heap keyed by step
   id, so "smallest id first among the ready steps" costs O(log w) a pop for w
   ready steps instead of re-sorting the ready list; generators that know their
-  order by construction hand it over (tests check it against Kahn's);
+  order by construction hand it over (tests check it against Kahn's); a plan
+  re-ordered with numeric tie-breaks (:meth:`PlanGraph.with_tie_break`) is a
+  separate plan, so the default order's path is untouched;
 * closures are computed once in that order and *interned*: a step whose
   closure equals one of its predecessors' reuses that very frozenset, so a
   chain of a million steps holds one closure object, not a million;
@@ -35,10 +37,11 @@ What keeps this linear in the number of steps and edges, and small:
 from __future__ import annotations
 
 import heapq
+import re
 from abc import abstractmethod
 from array import array
 from bisect import bisect_left, bisect_right
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from enum import Enum
@@ -73,7 +76,8 @@ class Step:
     ----------
     id:
         Unique name; ties in the topological order are broken by the smallest id
-        as a string, so ids matter (``"S10"`` sorts before ``"S2"``).
+        as a string, so ids matter (``"S10"`` sorts before ``"S2"``); see
+        :data:`TIE_BREAKS` for the numeric alternative.
     kind:
         plan, decision or action.
     requires:
@@ -230,6 +234,61 @@ def parse_index(text: str) -> int:
     return int(text)
 
 
+#: How the topological order may break ties among ready steps.
+#:
+#: ``string`` takes the smallest id as a string, the original benchmark's rule
+#: (``"L10_0"`` before ``"L2_0"``); ``numeric`` takes the smallest id with its
+#: digit runs read as numbers (``"L2_0"`` before ``"L10_0"``), so a layered plan
+#: runs layer by layer whatever the number of digits.
+TIE_BREAKS = ("string", "numeric")
+
+_DIGITS = re.compile(r"(\d+)")
+
+
+def numeric_id_key(step_id: str) -> tuple[tuple[str | int, ...], str]:
+    """The sort key of the ``numeric`` tie-break: digit runs compared as numbers, then the id itself.
+
+    ``re.split`` with a captured group alternates text and digits, so two keys
+    always compare text with text and number with number; ids that read the
+    same as numbers (``"L01"``, ``"L1"``) fall back to their string order.
+
+    Parameters
+    ----------
+    step_id : str
+        A step id.
+
+    Returns
+    -------
+    tuple
+        ``(pieces, step_id)``.
+    """
+    pieces = _DIGITS.split(step_id)
+    return tuple(int(p) if i % 2 else p for i, p in enumerate(pieces)), step_id
+
+
+def _kahn_order_by(
+    ids: Sequence[str], ptr: Sequence[int], idx: Sequence[int], key: Callable[[str], object]
+) -> list[int]:
+    """Kahn's algorithm with the ready step of the smallest ``key(id)`` first (the plan is known to be acyclic)."""
+    n = len(ids)
+    in_degree = [ptr[i + 1] - ptr[i] for i in range(n)]
+    successors: list[list[int]] = [[] for _ in range(n)]
+    for i in range(n):
+        for p in idx[ptr[i] : ptr[i + 1]]:
+            successors[p].append(i)
+    ready = [(key(ids[i]), i) for i in range(n) if in_degree[i] == 0]
+    heapq.heapify(ready)
+    order: list[int] = []
+    while ready:
+        _, current = heapq.heappop(ready)
+        order.append(current)
+        for succ in successors[current]:
+            in_degree[succ] -= 1
+            if in_degree[succ] == 0:
+                heapq.heappush(ready, (key(ids[succ]), succ))
+    return order
+
+
 class CSR(NamedTuple):
     """Predecessors in compressed-sparse-row form: step ``i`` follows ``indices[pointers[i]:pointers[i + 1]]``.
 
@@ -284,8 +343,9 @@ class RunColumns(NamedTuple):
 class PlanGraph:
     """An immutable, validated dependency graph of plan steps.
 
-    Build one from a sequence of :class:`Step` values, ``PlanGraph(steps)``
-    (or with a generator in :mod:`cvlib.scenarios.generators`). Construction fails with a clear error on a
+    Build one from a sequence of :class:`Step` values, ``PlanGraph(steps)``,
+    from trusted columns with :meth:`from_columns`, or with a generator in
+    :mod:`cvlib.scenarios.generators`. Construction fails with a clear error on a
     duplicate id, an unknown predecessor or a cycle.
     """
 
@@ -333,7 +393,7 @@ class PlanGraph:
         )
 
     @classmethod
-    def _from_columns(
+    def from_columns(
         cls,
         ids: Sequence[str],
         kinds: Sequence[StepKind] | bytes,
@@ -346,20 +406,67 @@ class PlanGraph:
         links: list[int] | None = None,
         longest: int | None = None,
     ) -> PlanGraph:
-        """The trusted constructor used by generators: columns known to be valid by construction.
+        """A plan from its columns, trusted as valid: how a generator builds a large plan without a Step per step.
 
-        ``ids`` is a list or a :class:`CompactIds`; ``kinds`` one
-        :class:`StepKind` per step or the one-byte codes of :func:`kind_codes`;
-        ``predecessors`` one tuple of step indices per step, or a :class:`CSR`
-        pair (an ``(array("q"), array("q"))`` tuple is read as one too). What a
-        generator knows by construction it may hand over, and its tests check
-        it against the general algorithms: ``order`` (Kahn's), ``closures``,
-        ``run_starts`` (where the runs of shared closure objects start, in
-        execution order, followed by the number of steps), ``links`` (the
-        positions that start a link, see :meth:`_link_starts`) and
-        ``longest`` (the number of steps on a longest path). Ids are assumed
-        unique and the graph acyclic.
+        ``PlanGraph(steps)`` checks every step and builds the columns itself;
+        a generator that knows its plan is well formed by construction hands
+        the columns over directly, so a plan of a million steps is a few
+        C-level passes. Only the columns' lengths are checked here (in
+        constant time): ids are assumed unique, predecessors in range and
+        the graph acyclic, so build from :class:`Step` values when the input
+        is not known to be valid. What the generator also knows by
+        construction (the order, the closures, ...) it may hand over too,
+        checked against the general algorithms by the generator's own tests.
+
+        Parameters
+        ----------
+        ids : sequence of str
+            Step ids: a list, or a :class:`CompactIds` that makes them from the index.
+        kinds : sequence of StepKind or bytes
+            One kind per step, or the one-byte codes of :func:`kind_codes`.
+        requires : sequence of frozenset of str
+            The facts each step requires.
+        predecessors : sequence of tuple of int, or CSR
+            One tuple of step indices per step, or a :class:`CSR` pair (an
+            ``(array("q"), array("q"))`` tuple is read as one too).
+        order : sequence of int, optional
+            The execution order (Kahn's, ties broken by the smallest id as a
+            string); None computes it.
+        closures : sequence of frozenset of str, optional
+            Each step's closure (the facts it rests on, through its
+            ancestors), by step index; None computes them.
+        run_starts : list of int, optional
+            Where the runs of shared closure objects start, in execution
+            order, followed by the number of steps.
+        links : list of int, optional
+            The positions that start a link (see :meth:`_link_starts`).
+        longest : int, optional
+            The number of steps on a longest path.
+
+        Returns
+        -------
+        PlanGraph
         """
+        n = len(ids)
+        if n == 0:
+            raise ParameterError("a plan needs at least one step, got none")
+        counts = {"kinds": len(kinds), "requires": len(requires)}
+        if order is not None:
+            counts["order"] = len(order)
+        if closures is not None:
+            counts["closures"] = len(closures)
+        if isinstance(predecessors, CSR) or (
+            isinstance(predecessors, tuple) and len(predecessors) == 2 and isinstance(predecessors[0], array)
+        ):
+            if len(predecessors[0]) != n + 1:
+                raise ParameterError(
+                    f"a plan of {n} steps needs {n + 1} predecessor pointers, got {len(predecessors[0])}"
+                )
+        else:
+            counts["predecessors"] = len(predecessors)
+        for column, count in counts.items():
+            if count != n:
+                raise ParameterError(f"a plan of {n} steps needs one {column} entry per step, got {count}")
         graph = object.__new__(cls)
         codes = kinds if isinstance(kinds, bytes) else kind_codes(kinds)
         graph._setup(ids, codes, requires, predecessors, order=order, closures=closures)
@@ -585,6 +692,37 @@ class PlanGraph:
         """
         ids = self._ids
         return [ids[i] for i in self._order]
+
+    def with_tie_break(self, tie_break: str) -> PlanGraph:
+        """This plan with its ready steps ordered by ``tie_break`` (one of :data:`TIE_BREAKS`).
+
+        ``"string"`` is the plan itself. ``"numeric"`` is a new plan with the
+        same steps, kinds, requirements and predecessors, re-ordered by
+        :func:`numeric_id_key`: past layer 9 of a diamond (``L10_0``) the
+        string order runs the action before steps of earlier layers, the
+        numeric one does not. The executors use it when
+        :class:`~cvlib.core.rules.ExecutionRules` say ``order="numeric"``.
+
+        Parameters
+        ----------
+        tie_break : str
+            ``"string"`` or ``"numeric"``.
+
+        Returns
+        -------
+        PlanGraph
+        """
+        if tie_break == "string":
+            return self
+        if tie_break != "numeric":
+            raise ParameterError(f"tie_break must be one of {', '.join(TIE_BREAKS)}, got {tie_break!r}")
+        ptr, idx = self._pred_ptr, self._pred_idx
+        order = _kahn_order_by(self._ids, ptr, idx, numeric_id_key)
+        # Closures are indexed by step and do not depend on the order; runs and links do, so they are rebuilt.
+        return PlanGraph._from_columns(
+            self._ids, self._kinds, self._requires, CSR(ptr, idx), order=order, closures=self._closures,
+            longest=self._longest,
+        )
 
     def ordered_steps(self) -> Iterator[tuple[Step, frozenset[str]]]:
         """Each step with its requirement closure, in execution order.

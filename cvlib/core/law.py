@@ -8,10 +8,18 @@ the first action whose closure holds a fact already broken at their tick:
     PFW = #{ non-action step s before the first action :
              some fact f in closure(s) breaks at a tick <= position(s) }
 
-With one fact breaking at tick *t* and the action last (all the article's
-generators), this is the article's law: the non-action steps holding the fact
-whose position is >= t; with t = 0 it is closure size - 1. The prediction
-never runs an executor; :func:`~cvlib.experiments.law_check.check_law` runs them and compares.
+With one fact breaking at tick *t*, and no non-action step holding the fact
+after the first action (:func:`closed_form_applies`), this is the article's
+law, :func:`predicted_pfw_single`: the non-action steps holding the fact whose
+position is >= t; with t = 0 it is closure size - 1. That premise holds for
+the article's chains and isolated branches and for its diamonds up to ten
+layers, but not always past them: the order breaks ties by the smallest id as
+a string, so in a diamond of eleven layers or more the action ``L10_0`` can be
+ready, and run, before steps of layer 9 (``"L10_0" < "L9_5"``); the baseline
+stops at the action and those steps never run, so the closed form counts steps
+the run never reaches while the general law above stays exact. The prediction
+never runs an executor; :func:`~cvlib.experiments.law_check.check_law` runs
+them and compares, saying which law each case checks.
 """
 
 from __future__ import annotations
@@ -173,8 +181,44 @@ def predicted_pfw_through_actions(plan: PlanGraph, breaks: Mapping[str, int]) ->
     return count
 
 
+def closed_form_applies(plan: PlanGraph, fact_id: str) -> bool:
+    """Whether the article's closed form can be exact for ``fact_id``: no non-action step holding it runs after the first action.
+
+    The baseline stops at its first action (under the article's flat
+    recovery), so a non-action step after it is never executed; the closed
+    form (:func:`predicted_pfw_single`) would still count it. When this is
+    False, only the general law (:func:`predicted_pfw`) predicts the run.
+
+    Parameters
+    ----------
+    plan : PlanGraph
+        The plan.
+    fact_id : str
+        A fact some step requires.
+
+    Returns
+    -------
+    bool
+    """
+    plan.require_fact(fact_id)
+    columns = plan.run_columns()
+    actions, run_starts = columns.actions, columns.run_starts
+    if not actions:
+        return True
+    first = actions[0]
+    for r, closure in enumerate(columns.run_closures):
+        lo, hi = max(run_starts[r], first + 1), run_starts[r + 1]
+        if hi > lo and fact_id in closure and hi - lo > bisect_left(actions, hi) - bisect_left(actions, lo):
+            return False
+    return True
+
+
 def predicted_pfw_single(plan: PlanGraph, fact_id: str, change_tick: int) -> int:
     """The article's form: non-action steps holding ``fact_id`` at positions >= ``change_tick``.
+
+    Kept exactly as the article states it, so it is exact only when
+    :func:`closed_form_applies`; past ten layers a diamond's string tie-break
+    can put steps after the action, which this form still counts.
 
     Parameters
     ----------

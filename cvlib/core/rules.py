@@ -20,6 +20,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from cvlib.core.errors import ParameterError
+from cvlib.core.graph import TIE_BREAKS
 from cvlib.core.validation import (
     require_bool,
     require_choice,
@@ -112,6 +113,12 @@ class ExecutionRules:
         The wrong bookkeeping, kept only to show what it costs: a verification
         that can only read old (cached) evidence renews freshness as if the
         evidence were new. Never on by default.
+    order:
+        How the execution order breaks ties among ready steps, one of
+        :data:`~cvlib.core.graph.TIE_BREAKS` (X5). ``string`` is the article's
+        smallest-id-as-a-string rule, under which a diamond deeper than ten
+        layers runs its action before some steps; ``numeric`` reads the digits
+        in ids as numbers, so the action runs last again.
     """
 
     recovery: str = "flat"
@@ -123,6 +130,7 @@ class ExecutionRules:
     ttl_refresh: bool = False
     checker: str = "timestamp"
     launder: bool = False
+    order: str = "string"
 
     def __post_init__(self) -> None:
         require_choice("recovery", self.recovery, RECOVERY_MODELS)
@@ -138,6 +146,7 @@ class ExecutionRules:
             require_int("ttl", self.ttl, minimum=0)
         require_bool("ttl_refresh", self.ttl_refresh)
         require_bool("launder", self.launder)
+        require_choice("order", self.order, TIE_BREAKS)
 
     @property
     def is_original(self) -> bool:

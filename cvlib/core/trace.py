@@ -160,8 +160,9 @@ def trace_run(setup: RunnableSetup, executor: PolicyLike, *, rules: ExecutionRul
     Trace
     """
     policy = resolve_policy(executor)
-    recorder = TraceRecorder(setup.plan)
-    result = run_policy(policy, setup.plan, setup.new_world(rules), setup.at_risk, setup.budget, recorder=recorder)
+    world = setup.new_world(rules)
+    recorder = TraceRecorder(setup.plan.with_tie_break(world.rules.order))  # positions in the order the run uses
+    result = run_policy(policy, setup.plan, world, setup.at_risk, setup.budget, recorder=recorder)
     return Trace(executor=policy.name, result=result, entries=tuple(recorder.entries))
 
 

@@ -71,21 +71,21 @@ class CheckpointWarning(UserWarning):
 
 
 def cvlib_version() -> str:
-    """The installed cvlib's version, part of a sweep's identity (another version may compute other rows).
+    """The running cvlib's version (``cvlib.__version__``), part of a sweep's identity: another version may compute other rows.
+
+    The version of the code that runs, not the one an installer recorded, so
+    a source tree on ``PYTHONPATH`` is named for what it is.
 
     Returns
     -------
     str
     """
-    from importlib.metadata import PackageNotFoundError, version
+    import cvlib
 
-    try:
-        return version("cvlib")
-    except PackageNotFoundError:  # pragma: no cover - cvlib run from a source tree without installing it
-        return "unknown"
+    return cvlib.__version__
 
 
-def atomic_write(path: Path, write: Callable[[Path], None]) -> None:
+def atomic_write(path: Path, write: Callable[[Path], object]) -> None:
     """Write ``path`` through a temporary file in the same folder, then rename it over ``path``.
 
     A reader sees the old file or the new one, never half of one; a crash
@@ -138,7 +138,8 @@ class ChunkRecord:
             return None
         if not isinstance(raw["sha256"], str) or not _SHA256.fullmatch(raw["sha256"]):
             return None
-        return cls(*numbers, raw["sha256"])
+        start, stop, rows, size = numbers
+        return cls(start, stop, rows, size, raw["sha256"])
 
 
 def _examples(problems: list[str]) -> str:

@@ -7,11 +7,14 @@ that correct them, alone and together; :func:`headline_results` recomputes
 every published number under any of them, so :func:`errata_table` can say,
 quantity by quantity, what changes. :func:`sensitivity` varies each
 headline's parameters one at a time around the published point.
+:func:`deep_frame` and :func:`deep_findings` take the law past the published
+grid (:func:`~cvlib.experiments.law_check.deep_sweep`), under the article's
+string tie-break and under the numeric one.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -21,7 +24,7 @@ from cvlib.core.errors import ParameterError
 from cvlib.core.law import break_ticks, predicted_pfw
 from cvlib.core.rules import ORIGINAL, ExecutionRules
 from cvlib.experiments.article import GRID_BRANCHING, GRID_DEPTHS, GRID_MERGING
-from cvlib.experiments.law_check import LAW_CASES
+from cvlib.experiments.law_check import LAW_CASES, DeepCase, summarize_deep
 from cvlib.experiments.windows import outcomes_by_budget, published_budgets, window_text
 from cvlib.scenarios.named import run_scenario, setup_scenario
 from cvlib.scenarios.setup import ScenarioRun
@@ -146,13 +149,31 @@ def errata_table(corrections: Mapping[str, ExecutionRules] | None = None) -> pd.
         One column per correction and ``changes``.
     """
     corrections = dict(CORRECTIONS if corrections is None else corrections)
-    merged = None
+    merged: pd.DataFrame | None = None
     for name, rules in corrections.items():
         frame = headline_results(rules).rename(columns={"value": name})
         merged = frame if merged is None else merged.merge(frame, on=["headline", "quantity"], how="left", sort=False)
+    if merged is None:
+        raise ParameterError("give at least one correction to compare")
     names = list(corrections)
     merged["changes"] = merged[names].astype(str).nunique(axis=1) > 1
     return merged
+
+
+def budget_range(window: str) -> str:
+    """A window as prose writes it: ``"8-8"`` is budget ``"8"``, ``"6-8"`` is ``"6–8"`` (an en dash), ``"none"`` stays.
+
+    Parameters
+    ----------
+    window : str
+        A window as :func:`window` returns it.
+
+    Returns
+    -------
+    str
+    """
+    ends = window.split("-")
+    return ends[0] if len(set(ends)) == 1 else window.replace("-", "–")
 
 
 # -- sensitivity ------------------------------------------------------------------------------
@@ -165,7 +186,7 @@ class Headline:
     name: str
     scenario: str
     published: Any
-    measure: Callable[..., Any]
+    measure: Callable[..., Any] | None  # None: the budget window, measured by its own sweep
     base: Mapping[str, Any]
     vary: Mapping[str, tuple[int, ...]]
 
@@ -266,3 +287,165 @@ def sensitivity(name: str, rules: str | ExecutionRules = "original") -> pd.DataF
     if corrected.is_original:
         frame = frame.drop(columns="corrected")
     return frame
+
+
+# -- the law past the published grid -----------------------------------------------------------
+
+
+def deep_frame(cases: Sequence[DeepCase], *, affected_only: bool = True) -> pd.DataFrame:
+    """A sweep past the grid as a table: per diamond, where the action runs and what each law says.
+
+    Parameters
+    ----------
+    cases : list of DeepCase
+        A :func:`~cvlib.experiments.law_check.deep_sweep`.
+    affected_only : bool
+        Keep only the diamonds whose action is not the last step.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns depth, branching_factor, merge_factor, steps, action_position,
+        never_run, measured_pfw, article_pfw (the closed form), general_pfw,
+        closed_form_holds, general_holds.
+    """
+    rows = [
+        {
+            "depth": c.depth,
+            "branching_factor": c.branching_factor,
+            "merge_factor": c.merge_factor,
+            "steps": c.steps,
+            "action_position": c.action_position,
+            "never_run": c.never_run,
+            "measured_pfw": c.measured_pfw,
+            "article_pfw": c.closed_form_pfw,
+            "general_pfw": c.general_pfw,
+            "closed_form_holds": c.closed_form_holds,
+            "general_holds": c.general_holds,
+        }
+        for c in cases
+        if not (affected_only and c.action_last)
+    ]
+    return pd.DataFrame(rows, columns=[
+        "depth", "branching_factor", "merge_factor", "steps", "action_position", "never_run", "measured_pfw",
+        "article_pfw", "general_pfw", "closed_form_holds", "general_holds",
+    ])
+
+
+def deep_findings(faithful: Sequence[DeepCase], numeric: Sequence[DeepCase]) -> dict[str, Any]:
+    """The numbers the X5 section on deep diamonds glues, keyed by glue key.
+
+    Parameters
+    ----------
+    faithful : list of DeepCase
+        The sweep under the article's string tie-break.
+    numeric : list of DeepCase
+        The same sweep under the numeric tie-break.
+
+    Returns
+    -------
+    dict
+        ``X5_deep_first_depth`` (the smallest depth whose action is not last,
+        None when none is), ``X5_deep_cases`` (diamonds affected),
+        ``X5_deep_original_mismatches`` (diamonds where the article's closed
+        form differs from the run), ``X5_deep_general_mismatches``, the
+        configuration count and depth range, the numeric tie-break's affected
+        diamonds and closed-form mismatches, and the first affected diamond as
+        the worked example (depth, factors, steps, steps before and after the
+        action, closed form).
+    """
+    if not faithful or not numeric:
+        raise ParameterError("deep_findings needs two non-empty sweeps (string and numeric tie-break)")
+    found, fixed = summarize_deep(faithful), summarize_deep(numeric)
+    out: dict[str, Any] = {
+        "X5_deep_first_depth": found.first_depth,
+        "X5_deep_cases": found.cases,
+        "X5_deep_original_mismatches": found.closed_form_mismatches,
+        "X5_deep_general_mismatches": found.general_mismatches,
+        "X5_deep_configurations": found.configurations,
+        "X5_deep_depth_low": min(c.depth for c in faithful),
+        "X5_deep_depth_high": max(c.depth for c in faithful),
+        "X5_deep_grid_depth": max(GRID_DEPTHS),
+        "X5_deep_numeric_cases": fixed.cases,
+        "X5_deep_numeric_mismatches": fixed.closed_form_mismatches,
+        "X5_deep_numeric_general_mismatches": fixed.general_mismatches,
+    }
+    example = deep_example(faithful)
+    out.update({
+        "X5_deep_example_depth": example.depth,
+        "X5_deep_example_branching": example.branching_factor,
+        "X5_deep_example_merge": example.merge_factor,
+        "X5_deep_example_steps": example.steps,
+        "X5_deep_example_before": example.action_position,
+        "X5_deep_example_after": example.never_run,
+        "X5_deep_example_article": example.closed_form_pfw,
+        "X5_deep_example_measured": example.measured_pfw,
+    })
+    return out
+
+
+def deep_example(cases: Sequence[DeepCase]) -> DeepCase:
+    """The worked example of a sweep: its first diamond whose action is not last, else its last diamond.
+
+    Parameters
+    ----------
+    cases : list of DeepCase
+        A non-empty :func:`~cvlib.experiments.law_check.deep_sweep`.
+
+    Returns
+    -------
+    DeepCase
+    """
+    if not cases:
+        raise ParameterError("deep_example needs a non-empty sweep")
+    return next((c for c in cases if not c.action_last), cases[-1])
+
+
+def deep_summary_frame(sweeps: Mapping[str, Sequence[DeepCase]]) -> pd.DataFrame:
+    """One row per tie-break: diamonds swept, how many run the action before some step, and each law's mismatches.
+
+    Parameters
+    ----------
+    sweeps : mapping of str to list of DeepCase
+        Tie-break name -> its :func:`~cvlib.experiments.law_check.deep_sweep`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns order, configurations, first_depth, cases, closed_form_mismatches, general_mismatches.
+    """
+    rows = []
+    for order, cases in sweeps.items():
+        found = summarize_deep(cases)
+        rows.append({
+            "order": order,
+            "configurations": found.configurations,
+            "first_depth": found.first_depth,
+            "cases": found.cases,
+            "closed_form_mismatches": found.closed_form_mismatches,
+            "general_mismatches": found.general_mismatches,
+        })
+    return pd.DataFrame(rows)
+
+
+def variation(frame: pd.DataFrame, parameter: str, value: Any) -> Any:
+    """The result of one variation of a :func:`sensitivity` table: ``parameter`` set to ``value``.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        A :func:`sensitivity` table.
+    parameter : str
+        The parameter varied.
+    value
+        Its value.
+
+    Returns
+    -------
+    object
+        The ``result`` cell; a :class:`~cvlib.core.errors.ParameterError` when the table has no such variation.
+    """
+    rows = frame[(frame["parameter"] == parameter) & (frame["value"] == value)]
+    if rows.empty:
+        raise ParameterError(f"no variation with {parameter} = {value!r} in this sensitivity table")
+    return rows["result"].iloc[0]

@@ -20,7 +20,7 @@ seeded plans, and :func:`fit_pfw` regresses PFW on them by least squares.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
@@ -29,9 +29,8 @@ from cvlib.core.errors import ParameterError
 from cvlib.core.events import Event
 from cvlib.core.executors import PolicyLike, law_policies, policy_columns, run_policy
 from cvlib.core.graph import PlanGraph
-from cvlib.core.law import break_ticks, predicted_pfw
+from cvlib.core.law import predicted_pfw
 from cvlib.core.validation import require_int
-from cvlib.core.world import World
 from cvlib.scenarios import random_plans
 from cvlib.scenarios.sizes import check_runs
 
@@ -123,12 +122,10 @@ def exposure_sweep(
         family = families[i % len(families)]
         setup = random_plans.random_setup(seed, i, family=family, max_steps=max_steps)
         at_start = tuple(Event(0, e.fact_id, e.kind, e.new_value, e.ground_truth_changed) for e in setup.events)
-        for timing, events in (("random", setup.events), ("at_start", at_start)):
-            breaks = break_ticks(events)
-            feature = exposure(setup.plan, breaks)
-            results = {
-                p.name: run_policy(p, setup.plan, World(setup.facts, events), setup.at_risk, setup.budget) for p in chosen
-            }
+        for timing, timed in (("random", setup), ("at_start", replace(setup, events=at_start))):
+            breaks = timed.break_ticks()
+            feature = exposure(timed.plan, breaks)
+            results = {p.name: run_policy(p, timed.plan, timed.new_world(), timed.at_risk, timed.budget) for p in chosen}
             rows.append({
                 "plan": i,
                 "family": family,

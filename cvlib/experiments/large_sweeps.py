@@ -48,7 +48,7 @@ import hashlib
 import json
 import math
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -297,7 +297,8 @@ def _parquet_bytes(table: pa.Table) -> bytes:
     """The table as the bytes of a Parquet file: what a checkpoint stores and hashes."""
     sink = pa.BufferOutputStream()
     pq.write_table(table, sink)
-    return sink.getvalue().to_pybytes()
+    data: bytes = sink.getvalue().to_pybytes()
+    return data
 
 
 def _read_parquet_bytes(data: bytes) -> pa.Table:
@@ -309,7 +310,8 @@ def _task_ids(table: pa.Table) -> list[int] | None:
     """The ``task`` column of a chunk, if it has one: a chunk must hold the tasks of its range."""
     if "task" not in table.column_names:
         return None
-    return table.column("task").to_pylist()
+    tasks: list[int] = table.column("task").to_pylist()
+    return tasks
 
 
 def _chunk_bounds(n: int, chunk_size: int) -> list[tuple[int, int]]:
@@ -473,7 +475,7 @@ def local_client(workers: int = 2) -> Iterator[Any]:
         cluster.close()
 
 
-_RUNNERS = {"serial": _serial, "processes": _processes, "dask": _dask}
+_RUNNERS: dict[str, Callable[..., Iterator[tuple[int, pa.Table]]]] = {"serial": _serial, "processes": _processes, "dask": _dask}
 
 
 # -- the sweep -------------------------------------------------------------------------
@@ -536,19 +538,19 @@ def sweep(
         One row per task, in task order, whatever the backend.
     """
     if backend not in _RUNNERS:
-        raise SweepError(f"unknown sweep backend {backend!r}; expected one of {', '.join(BACKENDS)}")
+        raise ParameterError(f"unknown sweep backend {backend!r}; expected one of {', '.join(BACKENDS)}")
     workers = require_int("workers", workers, minimum=1)
     chunk_size = require_int("chunk_size", chunk_size, minimum=1)
     retries = require_int("retries", retries, minimum=0)
     if address is not None and backend != "dask":
-        raise SweepError(f"a scheduler address ({address!r}) only makes sense with backend='dask', got {backend!r}")
+        raise ParameterError(f"a scheduler address ({address!r}) only makes sense with backend='dask', got {backend!r}")
     if client is not None:
         if backend != "dask":
-            raise SweepError(f"a Dask client only makes sense with backend='dask', got {backend!r}")
+            raise ParameterError(f"a Dask client only makes sense with backend='dask', got {backend!r}")
         if address is not None:
-            raise SweepError(f"give a Dask client or a scheduler address, not both (address {address!r})")
+            raise ParameterError(f"give a Dask client or a scheduler address, not both (address {address!r})")
         if not callable(getattr(client, "submit", None)):
-            raise SweepError(f"client must be a dask.distributed.Client, got {type(client).__name__}")
+            raise ParameterError(f"client must be a dask.distributed.Client, got {type(client).__name__}")
     n = check_runs("the sweep's tasks", len(spec))
     bounds = _chunk_bounds(n, chunk_size)
     manifest = {"spec": spec.describe(), "tasks": n, "chunk_size": chunk_size}

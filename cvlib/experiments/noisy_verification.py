@@ -16,9 +16,7 @@ import numpy as np
 import pandas as pd
 
 from cvlib.core.errors import ParameterError
-from cvlib.core.events import Event, EventKind
 from cvlib.core.executors import VALIDITY_AWARE, PolicyLike, resolve_policy, run_policy
-from cvlib.core.facts import Fact
 from cvlib.core.rules import VERIFY_POLICIES, ExecutionRules, VerificationModel
 from cvlib.core.validation import (
     require_choice,
@@ -26,8 +24,7 @@ from cvlib.core.validation import (
     require_probabilities,
 )
 from cvlib.core.verification import break_even_prior, expected_saving
-from cvlib.core.world import World
-from cvlib.scenarios import generators
+from cvlib.scenarios.named import setup_scenario
 from cvlib.scenarios.sizes import check_runs
 
 
@@ -205,12 +202,9 @@ def verification_sweep(
     for policy in policies:
         require_choice("policy", policy, VERIFY_POLICIES)
     priors, noise_levels = require_probabilities("priors", priors), require_probabilities("noise_levels", noise_levels)
-    plan = generators.chain(depth)
-    facts = (Fact("F1", 420),)
+    # E1 (the signal is a real change) and E2 (a false alarm), as the article names them.
+    setups = {real: setup_scenario("E1" if real else "E2", depth=depth, change_tick=change_tick) for real in (True, False)}
     draws = np.random.default_rng(seed).random(n_schedules)
-    events = {
-        real: (Event(change_tick, "F1", EventKind.AMBIGUOUS, ground_truth_changed=real),) for real in (True, False)
-    }
     rows = []
     for noise in noise_levels:
         for prior in priors:
@@ -221,8 +215,8 @@ def verification_sweep(
                 for k in range(n_schedules):
                     model = VerificationModel(noise, noise, cost, seed=seed * 1_000_003 + k)
                     rules = ExecutionRules(verification=model, verify_policy=policy, prior_change=prior)
-                    world = World(facts, events[bool(draws[k] < prior)], rules=rules)
-                    result = run_policy(measured, plan, world, "F1")
+                    setup = setups[bool(draws[k] < prior)]
+                    result = run_policy(measured, setup.plan, setup.new_world(rules), setup.at_risk, setup.budget)
                     steps[k], done[k] = result.steps_used, result.completed
                     verifications += result.verifications
                 model = VerificationModel(noise, noise, cost)

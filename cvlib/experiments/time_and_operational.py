@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -25,12 +26,9 @@ from cvlib.core.executors import (
     resolve_policies,
     run_policy,
 )
-from cvlib.core.facts import Fact
 from cvlib.core.rules import ExecutionRules
 from cvlib.core.validation import require_int, require_probability
-from cvlib.core.world import World
-from cvlib.scenarios import generators
-from cvlib.scenarios.builders import operational_setup
+from cvlib.scenarios.builders import operational_setup, silent_change_setup
 from cvlib.scenarios.sizes import check_runs
 
 __all__ = ["OPERATIONAL_CHECKERS", "operational_comparison", "ttl_sweep"]
@@ -106,24 +104,26 @@ def ttl_sweep(
     for ttl in ttls:
         if ttl is not None:
             require_int("each ttl", ttl, minimum=0)
-    plan = generators.chain(depth)
-    facts = (Fact("F1", "value observed at tick 0"),)
+    setup = silent_change_setup(depth)
     uniforms = np.random.default_rng(seed).random(n_schedules)
     rows = []
     for rate in rates:
         rate = require_probability("each rate", rate)
         ticks = _geometric_ticks(uniforms, rate)
-        schedules = [() if t is None or t >= 10 * depth else (SilentChange(t, "F1"),) for t in ticks]
+        setups = [
+            replace(setup, silent_changes=() if t is None or t >= 10 * depth else (SilentChange(t, "F1"),))
+            for t in ticks
+        ]
         changed = sum(1 for t in ticks if t is not None and t < depth) / n_schedules
         for policy in chosen:
             if policy.name == BASELINE:
-                base = [run_policy(policy, plan, World(facts, silent_changes=s), "F1") for s in schedules]
+                base = [run_policy(policy, s.plan, s.new_world(), s.at_risk, s.budget) for s in setups]
                 rows.append({"rate": float(rate), "ttl": "baseline", "executor": policy.name, "changed_in_run": changed,
                              **_mean_row(base)})
                 continue
             for ttl in ttls:
                 rules = ExecutionRules(ttl=ttl, ttl_refresh=True)
-                runs = [run_policy(policy, plan, World(facts, rules=rules, silent_changes=s), "F1") for s in schedules]
+                runs = [run_policy(policy, s.plan, s.new_world(rules), s.at_risk, s.budget) for s in setups]
                 rows.append({"rate": float(rate), "ttl": "none" if ttl is None else int(ttl), "executor": policy.name,
                              "changed_in_run": changed, **_mean_row(runs)})
     return pd.DataFrame(rows)
@@ -179,21 +179,19 @@ def operational_comparison(
     chosen = resolve_policies(policies)
     outage_prob = require_probability("outage_prob", outage_prob)
     n_schedules = require_int("n_schedules", n_schedules, minimum=1)
-    plan, facts, supports = operational_setup(depth)
+    setup = operational_setup(depth)
     rng = np.random.default_rng(require_int("seed", seed))
     happens, where = rng.random(n_schedules), rng.random(n_schedules)
-    schedules = [
-        (ResourceEvent(int(w * depth), "db", up=False),) if h < outage_prob else () for h, w in zip(happens, where)
+    setups = [
+        replace(setup, resource_events=(ResourceEvent(int(w * depth), "db", up=False),) if h < outage_prob else ())
+        for h, w in zip(happens, where)
     ]
     rows = []
     for ttl in ttls:
         require_int("each ttl", ttl, minimum=0)
         for policy in chosen:
             for checker, rules in _configurations(policy.name, ttl):
-                runs = [
-                    run_policy(policy, plan, World(facts, rules=rules, resource_events=s, supports=supports), "F1")
-                    for s in schedules
-                ]
+                runs = [run_policy(policy, s.plan, s.new_world(rules), s.at_risk, s.budget) for s in setups]
                 rows.append({"checker": checker, "ttl": int(ttl), **_mean_row(runs)})
     return pd.DataFrame(rows)
 

@@ -10,13 +10,18 @@ decay renderer beside the book's own variant), the chapter's Experiments A
 and B, their findings and a sensitivity sweep over every number the book
 chose. ``from cvlib import fidelity as fid``.
 
-Heavy libraries (numpy, pandas, matplotlib) are imported inside the functions
-that use them, so importing this package is light.
+This package computes; the chapters' tables, figures and glued numbers are
+drawn from what it returns by :mod:`cvlib.presentation.fidelity_tables`,
+:mod:`cvlib.presentation.fidelity_figures` and
+:mod:`cvlib.presentation.fidelity_glue`.
+
+Heavy libraries (numpy, pandas) are imported inside the functions that use
+them, so importing this package is light.
 """
 
 from __future__ import annotations
 
-from . import figures, numbers
+from . import numbers
 from .cascade import cascade
 from .checker import CheckResult, check, contradictions, segments, survival_by_dimension
 from .costs import TokenLedger, first_divergence_tokens, generation_cost, lineage, set_generation_cost
@@ -27,9 +32,9 @@ from .experiments import (
     decay_trace,
     experiment_a,
     experiment_b,
-    first_edition_generation_cost,
     nominal_order_failures,
     object_forms,
+    own_call_generation_cost,
     representation_sweep,
     representation_table,
     requirements,
@@ -69,7 +74,7 @@ from .records import (
     Rationale,
     Relation,
     Source,
-    Status,
+    SubjectStatus,
     Trajectory,
 )
 from .render import LADDER, LINEAGE, REPRESENTATIONS, Representation, count_tokens, render, render_all
@@ -96,15 +101,138 @@ from .schedules import (
     MagicContextDecay,
     ObligationAware,
     Oracle,
-    Policy,
     PressureOnly,
+    Schedule,
     Snapshot,
     half_life,
     magic_tier,
     make_policy,
 )
 from .sensitivity import sensitivity_a, sensitivity_b, survival
-from .tables import CONDITION_LABELS, FORM_LABELS, POLICY_LABELS, TableView, label, table
 from .trajectories import FIXTURES, fixture, four_quadrants_fixture, generate_trajectory, make_object, migration_fixture
 
-__all__ = sorted(n for n in dir() if not n.startswith("_") and n != "annotations")
+__all__ = [
+    # modules
+    "numbers",
+    # cascade
+    "cascade",
+    # checker
+    "CheckResult",
+    "check",
+    "contradictions",
+    "segments",
+    "survival_by_dimension",
+    # costs
+    "TokenLedger",
+    "first_divergence_tokens",
+    "generation_cost",
+    "lineage",
+    "set_generation_cost",
+    # experiments
+    "CONDITIONS",
+    "TRAJECTORY_PARAMETERS",
+    "cascade_dominance",
+    "decay_trace",
+    "experiment_a",
+    "experiment_b",
+    "own_call_generation_cost",
+    "nominal_order_failures",
+    "object_forms",
+    "representation_sweep",
+    "representation_table",
+    "requirements",
+    "run_experiment_b",
+    "sweep_a",
+    "sweep_b",
+    # extractive
+    "render_compact",
+    # findings
+    "findings_a",
+    "findings_b",
+    "outcomes_that_count",
+    # knapsack
+    "mckp",
+    # legality
+    "OperatingPoint",
+    "comparable",
+    "dominated_by",
+    "is_legal",
+    "merge_dominated",
+    "operating_at_least",
+    "operating_dominates",
+    "pareto_front",
+    "preservation_dominates",
+    "preserves_at_least",
+    "violated",
+    # params
+    "CHOICES",
+    "Choice",
+    "book_choices",
+    "choice",
+    "choices_table",
+    "default",
+    # records
+    "STATUS_WORDS",
+    "Check",
+    "Constraint",
+    "ContentObject",
+    "Dimension",
+    "Element",
+    "FieldValue",
+    "Floor",
+    "Force",
+    "Obligation",
+    "Probe",
+    "Rationale",
+    "Relation",
+    "Source",
+    "SubjectStatus",
+    "Trajectory",
+    # render
+    "LADDER",
+    "LINEAGE",
+    "REPRESENTATIONS",
+    "Representation",
+    "count_tokens",
+    "render",
+    "render_all",
+    # runner
+    "FAILURE_CLASSES",
+    "FormStore",
+    "ProbeResult",
+    "ScheduleRun",
+    "TurnRecord",
+    "reproducible",
+    "run_schedule",
+    "snapshot",
+    "stored_forms",
+    # schedules
+    "MAGIC_BOUNDARIES",
+    "POLICIES",
+    "POLICY_PARAMETERS",
+    "STORED",
+    "TIER_FORMS",
+    "AgeOnly",
+    "BookDecay",
+    "FullWhileFeasible",
+    "MagicContextDecay",
+    "ObligationAware",
+    "Oracle",
+    "Schedule",
+    "PressureOnly",
+    "Snapshot",
+    "half_life",
+    "magic_tier",
+    "make_policy",
+    # sensitivity
+    "sensitivity_a",
+    "sensitivity_b",
+    "survival",
+    # trajectories
+    "FIXTURES",
+    "fixture",
+    "four_quadrants_fixture",
+    "generate_trajectory",
+    "make_object",
+    "migration_fixture",
+]

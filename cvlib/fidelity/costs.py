@@ -30,9 +30,11 @@ regeneration
     our schedules regenerates (selection never silently regenerates), so the
     line is zero; it is kept so a regenerate-every-turn variant would show.
 
-The first edition charged a cascaded record only its own call (reading the
-dense rewrite, not producing it) and a cascaded anchor the *source* record's
-cost; :func:`generation_cost` replaces both.
+Charging a cascaded record only its own call (reading the dense rewrite,
+not producing it) and a cascaded anchor the *source* record's cost would
+make a cascade look cheaper than it is; :func:`generation_cost` charges the
+whole lineage instead (the own-call charge survives only for comparison, in
+:func:`cvlib.fidelity.experiments.own_call_generation_cost`).
 """
 
 from __future__ import annotations

@@ -18,7 +18,7 @@ pandas is imported inside the functions that build tables, so importing
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from cvlib.core.errors import ParameterError
 from cvlib.core.validation import require_int
@@ -110,17 +110,29 @@ def requirements(traj: Trajectory) -> dict[str, tuple[frozenset[Check], frozense
     return out
 
 
-def first_edition_generation_cost(rep: Representation, forms: Mapping[str, Representation]) -> int:
-    """What the first edition charged a form: its own call only, and a view the *source* record's call.
+def own_call_generation_cost(rep: Representation, forms: Mapping[str, Representation]) -> int:
+    """A form's own generating call only (a view: the *source* record's call), not the lineage it was made from.
 
-    Kept so the chapter can show what the corrected ledger changes; never
-    used to rank anything.
+    Kept so the chapter can show what charging the whole lineage changes;
+    never used to rank anything.
+
+    Parameters
+    ----------
+    rep:
+        The form.
+    forms:
+        Every form of the same object, by name (a view is charged its record's call).
+
+    Returns
+    -------
+    int
+        Tokens read and written by that one call.
     """
     if rep.mechanism == "source":
         return 0
     if rep.mechanism == "model":
         return rep.source_tokens + rep.tokens
-    return first_edition_generation_cost(forms["record"], forms)
+    return own_call_generation_cost(forms["record"], forms)
 
 
 def representation_table(traj: Trajectory, compact_ratio: float | None = None) -> pd.DataFrame:
@@ -132,7 +144,7 @@ def representation_table(traj: Trajectory, compact_ratio: float | None = None) -
     (``earns_place``) and among the forms made from the source
     (``earns_place_among_source_forms``). Generation tokens are the corrected
     ledger's (:func:`~cvlib.fidelity.costs.generation_cost`);
-    ``first_edition_generation_tokens`` is the first edition's charge.
+    ``own_call_generation_tokens`` charges each form its own call only.
 
     Parameters
     ----------
@@ -170,7 +182,7 @@ def representation_table(traj: Trajectory, compact_ratio: float | None = None) -
                 "form": n,
                 "tokens": r.tokens,
                 "generation_tokens": generation_cost(r, forms),
-                "first_edition_generation_tokens": first_edition_generation_cost(r, forms),
+                "own_call_generation_tokens": own_call_generation_cost(r, forms),
                 "checks_passed": len(res.vector),
                 "checks_total": n_checks,
                 "exact_share": sum(lv == int(Floor.EXACT) for _, lv in res.vector) / max(1, n_checks // 2),
@@ -192,15 +204,15 @@ def representation_table(traj: Trajectory, compact_ratio: float | None = None) -
 def cascade_dominance(traj: Trajectory) -> pd.DataFrame:
     """Per object: does the cascaded record dominate the source record as an operating point, under each ledger?
 
-    The first edition charged the cascaded record only its own call, which
-    made it cheaper than the source record and so dominant wherever it kept
-    the required checks. Under the corrected ledger it also pays for the
-    dense rewrite it was made from.
+    Charged only its own call, the cascaded record is cheaper than the
+    source record and so dominant wherever it keeps the required checks;
+    charged its whole lineage, it also pays for the dense rewrite it was
+    made from.
 
     Returns
     -------
     pandas.DataFrame
-        ``object_id``, ``dominates_first_edition``, ``dominates_corrected``.
+        ``object_id``, ``dominates_own_call``, ``dominates_lineage``.
     """
     import pandas as pd
 
@@ -217,10 +229,10 @@ def cascade_dominance(traj: Trajectory) -> pd.DataFrame:
         rows.append(
             {
                 "object_id": o.object_id,
-                "dominates_first_edition": operating_dominates(
-                    point("record_cascaded", first_edition_generation_cost), point("record", first_edition_generation_cost), need
+                "dominates_own_call": operating_dominates(
+                    point("record_cascaded", own_call_generation_cost), point("record", own_call_generation_cost), need
                 ),
-                "dominates_corrected": operating_dominates(
+                "dominates_lineage": operating_dominates(
                     point("record_cascaded", generation_cost), point("record", generation_cost), need
                 ),
             }
@@ -400,7 +412,7 @@ def experiment_a(
     return pd.DataFrame(rows)
 
 
-def sweep_a(seeds: Sequence[int] | None = None, **params: object) -> pd.DataFrame:
+def sweep_a(seeds: Sequence[int] | None = None, **params: Any) -> pd.DataFrame:
     """Experiment A over several seeds (one fixture each), concatenated in seed order."""
     import pandas as pd
 
@@ -514,7 +526,7 @@ def experiment_b(
     fixture_name: str | None = None,
     policies: Sequence[str] = POLICIES,
     check_reproducible: bool = True,
-    **params: object,
+    **params: Any,
 ) -> pd.DataFrame:
     """Experiment B: one row per schedule over one trajectory (seeded, or a named fixture).
 
@@ -541,7 +553,7 @@ def sweep_b(
     seeds: Sequence[int] | None = None,
     budget_fractions: Sequence[float] | None = None,
     check_reproducible: bool = True,
-    **params: object,
+    **params: Any,
 ) -> pd.DataFrame:
     """Experiment B over seeds x budget fractions, concatenated in that order (defaults: the book's)."""
     import pandas as pd

@@ -1,8 +1,8 @@
 """The fair flat compaction: an extractive compactor that does its best at a target size.
 
-The review of the first edition found its flat compaction was a template
-written to lose (the prose ``summary``). A fair baseline for "one flat
-compaction" is the best a single compaction can keep at the same size. This
+A prose template (the ``summary``) is a flat compaction written to lose. A
+fair baseline for "one flat compaction" is the best a single compaction can
+keep at the same size. This
 compactor reads the full text line by line (each line is one sentence of
 narrative or one fact), values each line by the record elements it carries
 exactly, and keeps the most valuable set of lines that fits the target, found

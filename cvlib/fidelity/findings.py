@@ -106,8 +106,8 @@ def findings_a(a: pd.DataFrame, dominance: pd.DataFrame | None = None) -> pd.Dat
         ),
     ]
     if dominance is not None:
-        _need(dominance, ["dominates_first_edition", "dominates_corrected"], "cascade dominance table")
-        first, now = float(dominance["dominates_first_edition"].mean()), float(dominance["dominates_corrected"].mean())
+        _need(dominance, ["dominates_own_call", "dominates_lineage"], "cascade dominance table")
+        first, now = float(dominance["dominates_own_call"].mean()), float(dominance["dominates_lineage"].mean())
         rows.append(
             _row(
                 "cascade_no_longer_dominates",

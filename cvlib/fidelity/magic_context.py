@@ -40,7 +40,7 @@ nothing for archived compartments; ``decay-render.ts`` in
 ``docs/AUDIT-KNOWN-ISSUES.md`` (item A13)
     records that the shipped renderer calls the single-pass pressure and
     keeps the two-pass one as a tested reserve; we run the correction pass
-    by default, as the review that asked for this port specified, and the
+    by default, as the renderer intends, and the
     sensitivity sweep runs the single pass too.
 
 Where the simulation differs from the plugin, the port says so (owner

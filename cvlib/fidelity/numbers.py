@@ -3,12 +3,14 @@
 Every number in a chapter's text comes from one of these functions, so it is
 computed (never typed) and tested like the rest of the library. Keys are the
 glue names the notebooks use (``F_A_...`` for Experiment A, ``F_B_...`` for
-Experiment B); values are plain Python ints, floats or short strings.
+Experiment B); values are plain Python ints, floats or short strings
+(schedule and form names as their keys). How each is written in prose is
+:mod:`cvlib.presentation.fidelity_glue`'s business.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from cvlib.core.errors import ParameterError
@@ -16,6 +18,7 @@ from cvlib.core.errors import ParameterError
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
+    from .records import Trajectory
     from .runner import ScheduleRun
 
 
@@ -73,8 +76,8 @@ def numbers_a(
     """
     for name, df, cols in (
         ("Experiment A table", a, ["seed", "budget_fraction", "condition", "legal_objects", "checks_passed", "feasible", "generation_tokens", "objects"]),
-        ("representation table", reps, ["form", "generation_tokens", "first_edition_generation_tokens", "earns_place", "earns_place_among_source_forms"]),
-        ("dominance table", dominance, ["dominates_first_edition", "dominates_corrected"]),
+        ("representation table", reps, ["form", "generation_tokens", "own_call_generation_tokens", "earns_place", "earns_place_among_source_forms"]),
+        ("dominance table", dominance, ["dominates_own_call", "dominates_lineage"]),
         ("nominal-order table", nominal, ["higher", "lower", "dominates", "incomparable"]),
     ):
         missing = [c for c in cols if c not in df.columns]
@@ -120,10 +123,10 @@ def numbers_a(
         "F_A_CASCADE_MORE_CELLS": int((cas > 0).sum()),
         "F_A_CASCADE_FEWER_CELLS": int((cas < 0).sum()),
         "F_A_CASCADE_MORE_BUDGETS": _words(_budgets(cas > 0)),
-        "F_A_DOM_FIRST": float(dominance["dominates_first_edition"].mean()),
-        "F_A_DOM_NOW": float(dominance["dominates_corrected"].mean()),
+        "F_A_DOM_OWN_CALL": float(dominance["dominates_own_call"].mean()),
+        "F_A_DOM_LINEAGE": float(dominance["dominates_lineage"].mean()),
         "F_A_GEN_CASCADED_RECORD": float(per_form["generation_tokens"].mean()["record_cascaded"]),
-        "F_A_GEN_CASCADED_RECORD_OLD": float(per_form["first_edition_generation_tokens"].mean()["record_cascaded"]),
+        "F_A_GEN_CASCADED_RECORD_OWN_CALL": float(per_form["own_call_generation_tokens"].mean()["record_cascaded"]),
         "F_A_GEN_SOURCE_RECORD": float(per_form["generation_tokens"].mean()["record"]),
         "F_A_GEN_SET_FLAT": float(gen["flat"]),
         "F_A_GEN_SET_THREE": float(gen["three_forms"]),
@@ -161,9 +164,26 @@ def numbers_params() -> dict[str, object]:
     }
 
 
-def numbers_migration(mig: pd.DataFrame) -> dict[str, object]:
-    """Glue values for the migration episode's forms, from its rows of :func:`~cvlib.fidelity.experiments.representation_table`."""
-    rows = mig.set_index("form")
+def numbers_migration(mig: pd.DataFrame, object_id: str = "migration") -> dict[str, object]:
+    """Glue values for the migration episode's forms: each form's tokens and checks passed, and what the summary overclaimed.
+
+    Parameters
+    ----------
+    mig:
+        Rows of :func:`~cvlib.fidelity.experiments.representation_table`; only ``object_id``'s are read.
+    object_id:
+        The object whose forms are counted.
+
+    Returns
+    -------
+    dict
+        ``F_A_MIG_...`` glue name to value.
+    """
+    if "object_id" not in mig.columns or "form" not in mig.columns:
+        raise ParameterError(f"representation table lacks 'object_id' or 'form'; it has {list(mig.columns)}")
+    rows = mig[mig["object_id"] == object_id].set_index("form")
+    if rows.empty:
+        raise ParameterError(f"representation table has no rows of object {object_id!r}")
     out: dict[str, object] = {"F_A_MIG_CHECKS_TOTAL": int(rows.loc["full", "checks_total"])}
     for form in ("full", "summary", "record", "compact", "dense", "anchor"):
         out[f"F_A_MIG_{form.upper()}_TOKENS"] = int(rows.loc[form, "tokens"])
@@ -291,4 +311,126 @@ def fold_reasons(policy, run: ScheduleRun) -> Mapping[str, int]:
         r = policy.fold_reason(s)
         if r is not None:
             out[r] = out.get(r, 0) + 1
+    return out
+
+
+def numbers_trace(traj: Trajectory, folds: Mapping[str, Sequence[int]], reasons: Mapping[str, int]) -> dict[str, object]:
+    """Glue values for the traced trajectory of both decay schedules (:func:`~cvlib.fidelity.experiments.decay_trace`).
+
+    Parameters
+    ----------
+    traj:
+        The traced trajectory.
+    folds:
+        The turns each schedule re-tiered, by schedule name.
+    reasons:
+        How often each hard-fold trigger fired in the port's run.
+
+    Returns
+    -------
+    dict
+        ``F_B_TRACE_...`` glue name to value.
+    """
+    for name in ("magic_context_decay", "book_decay"):
+        if name not in folds:
+            raise ParameterError(f"the decay trace has no folds of {name!r}; it has {sorted(folds)}")
+    return {
+        "F_B_TRACE_PORT_FOLDS": len(folds["magic_context_decay"]),
+        "F_B_TRACE_BOOK_FOLDS": len(folds["book_decay"]),
+        "F_B_TRACE_FORCE_FOLDS": int(reasons.get("force materialization", 0)),
+        "F_B_TRACE_DELTA_FOLDS": int(reasons.get("new compartments over the delta cap", 0)),
+        "F_B_TRACE_TURNS": traj.n_turns,
+    }
+
+
+def numbers_migration_probes(runs: Mapping[str, ScheduleRun], declared: int = 9, undeclared: int = 10) -> dict[str, object]:
+    """Glue values for Experiment B's migration episode: each schedule's declared and undeclared probe of the migration.
+
+    Parameters
+    ----------
+    runs:
+        :func:`~cvlib.fidelity.experiments.run_experiment_b` runs of the migration fixture, by schedule.
+    declared, undeclared:
+        The turns of the declared and the undeclared probe.
+
+    Returns
+    -------
+    dict
+        ``F_B_MIG_...`` glue name to value; ``F_B_MIG_FWF_FORM`` is the form
+        key the flat compactor showed at the declared probe.
+    """
+    fwf = runs["full_while_feasible"]
+    shown = [p.form for p in fwf.probes if p.turn == declared]
+    if not shown:
+        raise ParameterError(f"run {fwf.policy!r} has no probe at turn {declared}")
+    return {
+        "F_B_MIG_FWF_T9": probe_outcome(fwf, declared, "migration"),
+        "F_B_MIG_FWF_FORM": shown[0],
+        "F_B_MIG_OA_T9": probe_outcome(runs["obligation_aware"], declared, "migration"),
+        "F_B_MIG_OA_T10": probe_outcome(runs["obligation_aware"], undeclared, "migration"),
+        "F_B_MIG_ORACLE_T10": probe_outcome(runs["oracle"], undeclared, "migration"),
+        "F_B_MIG_MAGIC_T9": probe_outcome(runs["magic_context_decay"], declared, "migration"),
+    }
+
+
+def numbers_quadrants(df: pd.DataFrame, runs: Mapping[str, ScheduleRun], turn: int = 12) -> dict[str, object]:
+    """Glue values for the four-quadrants episode: failures of age-only and obligation-aware, and age-only's state at ``turn``.
+
+    Parameters
+    ----------
+    df:
+        :func:`~cvlib.fidelity.experiments.run_experiment_b` rows of the four-quadrants fixture.
+    runs:
+        Its runs, by schedule.
+    turn:
+        The turn whose residency the chapter shows.
+
+    Returns
+    -------
+    dict
+        ``F_B_QUAD_...`` glue name to value; the ``_FORM`` values are form keys.
+    """
+    if "policy" not in df.columns or "probe_failures" not in df.columns:
+        raise ParameterError(f"the four-quadrants table lacks 'policy' or 'probe_failures'; it has {list(df.columns)}")
+    age = runs["age_only"]
+    if not 0 <= turn < len(age.turns):
+        raise ParameterError(f"turn {turn} is outside the run's {len(age.turns)} turns")
+    failures = df.set_index("policy")["probe_failures"]
+    at = age.turns[turn]
+    applied = dict(at.applied)
+    return {
+        "F_B_QUAD_AGE_FAILS": int(failures["age_only"]),
+        "F_B_QUAD_OA_FAILS": int(failures["obligation_aware"]),
+        "F_B_QUAD_AGE_OLD_FORM": applied["old_needed"],
+        "F_B_QUAD_AGE_RECENT_FORM": applied["recent_complete"],
+        "F_B_QUAD_AGE_T12_TOKENS": int(at.resident_tokens),
+        "F_B_QUAD_T12_BUDGET": int(at.budget),
+        "F_B_QUAD_AGE_T12_STATE": "infeasible" if at.infeasible else "feasible",
+    }
+
+
+#: The outcomes of :func:`~cvlib.fidelity.findings.outcomes_that_count`, in order, by glue key.
+OUTCOME_KEYS: tuple[str, ...] = ("FLAT", "TWO", "COST", "CONTRA", "AGE", "SURVIVAL")
+
+
+def numbers_outcomes(outcomes: pd.DataFrame) -> dict[str, object]:
+    """Glue values for the outcomes that count: each one's result, and how many were produced, not produced or untestable.
+
+    Parameters
+    ----------
+    outcomes:
+        :func:`~cvlib.fidelity.findings.outcomes_that_count` rows, in its order.
+
+    Returns
+    -------
+    dict
+        ``F_B_OUTCOME_...`` and ``F_B_OUTCOMES_...`` glue name to value.
+    """
+    if "result" not in outcomes.columns or len(outcomes) != len(OUTCOME_KEYS):
+        raise ParameterError(f"expected {len(OUTCOME_KEYS)} outcomes with a 'result' column; got {len(outcomes)} rows")
+    results = [str(r) for r in outcomes["result"]]
+    out: dict[str, object] = {f"F_B_OUTCOME_{key}": result for key, result in zip(OUTCOME_KEYS, results)}
+    out["F_B_OUTCOMES_PRODUCED"] = sum(r.startswith("produced") for r in results)
+    out["F_B_OUTCOMES_NOT_PRODUCED"] = sum(r == "not produced" for r in results)
+    out["F_B_OUTCOMES_UNTESTABLE"] = sum(r == "not testable here" for r in results)
     return out

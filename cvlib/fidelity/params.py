@@ -16,8 +16,9 @@ by someone, and a reader should know by whom:
     how we map a Magic Context mechanism onto this simulation where the two
     differ (our budget is the only budget, our objects are its compartments).
 ``issue``
-    fixed by the review that asked for this rework (the coupled importance
-    formula it criticised).
+    set to remove a tie the simulation should not have (importance drawn
+    from the very constraint that is always pinned); the alternative is
+    kept as a sensitivity run.
 
 Modules read their defaults from here (``default("age_thresholds")``), so a
 default is never written twice.
@@ -26,8 +27,12 @@ default is never written twice.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from cvlib.core.errors import ParameterError
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
 
 #: Who can have chosen a number.
 OWNERS: tuple[str, ...] = ("book", "Magic Context", "port", "issue")
@@ -74,7 +79,7 @@ CHOICES: tuple[Choice, ...] = (
         "importance_mode",
         "independent",
         "book",
-        "importance drawn independently of obligations; 'coupled' is the first edition's formula, criticised in review",
+        "importance drawn independently of obligations; 'coupled' ties importance to the prohibition, which is always pinned",
         ("coupled",),
     ),
     Choice("importance_coupled", (30, 20, 40), "issue", "coupled importance: 30 + 20 * [prohibition] + U(0, 40)"),
@@ -115,8 +120,8 @@ def choice(name: str) -> Choice:
     return _BY_NAME[name]
 
 
-def default(name: str) -> object:
-    """The default value of the choice called ``name``."""
+def default(name: str) -> Any:
+    """The default value of the choice called ``name`` (an int, a float, a string or a tuple, as the choice is)."""
     return choice(name).default
 
 
@@ -125,7 +130,7 @@ def book_choices() -> tuple[Choice, ...]:
     return tuple(c for c in CHOICES if c.owner in ("book", "port") and c.alternatives)
 
 
-def choices_table():
+def choices_table() -> pd.DataFrame:
     """Every choice as a DataFrame: name, default, owner, meaning, alternatives tried.
 
     Returns

@@ -111,7 +111,7 @@ class Rationale:
 
 
 @dataclass(frozen=True, slots=True)
-class Status:
+class SubjectStatus:
     """The current status of ``subject``, one of :data:`STATUS_WORDS`."""
 
     """Where a subject stands (one of :data:`STATUS_WORDS`), e.g. an approach that was rejected."""
@@ -141,7 +141,7 @@ class Relation:
     b: str
 
 
-#: Status vocabulary, the words the checker reads to find what a text asserts about a subject.
+#: SubjectStatus vocabulary, the words the checker reads to find what a text asserts about a subject.
 STATUS_WORDS: tuple[str, ...] = (
     "rejected",
     "abandoned",
@@ -180,7 +180,7 @@ class ContentObject:
     identifiers: tuple[str, ...] = ()
     constraints: tuple[Constraint, ...] = ()
     rationale: tuple[Rationale, ...] = ()
-    statuses: tuple[Status, ...] = ()
+    statuses: tuple[SubjectStatus, ...] = ()
     provenance: tuple[Source, ...] = ()
     relations: tuple[Relation, ...] = ()
     narrative: tuple[str, ...] = ()

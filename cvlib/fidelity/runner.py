@@ -30,7 +30,7 @@ from .extractive import render_compact
 from .params import default
 from .records import Trajectory
 from .render import Representation, render_all
-from .schedules import STORED, ObjectState, Policy, RepOption, Snapshot
+from .schedules import STORED, ObjectState, RepOption, Schedule, Snapshot
 
 #: Why a probe can fail, in the order they are assigned (a failed probe may have several).
 FAILURE_CLASSES: tuple[str, ...] = ("representation", "legality", "selection", "timing")
@@ -199,7 +199,7 @@ def snapshot(
     return Snapshot(turn, traj.budget[turn], objs, carried)
 
 
-def run_schedule(traj: Trajectory, policy: Policy, store: FormStore | None = None) -> ScheduleRun:
+def run_schedule(traj: Trajectory, policy: Schedule, store: FormStore | None = None) -> ScheduleRun:
     """Run ``policy`` over ``traj`` turn by turn; see the module docstring for what is recorded.
 
     Parameters
@@ -291,13 +291,13 @@ def run_schedule(traj: Trajectory, policy: Policy, store: FormStore | None = Non
             active[k] = v
     # generation: the union of the lineages of every form the schedule keeps, once per admitted object
     gen = val = 0
-    for o in traj.objects:
-        if traj.admission_turn(o.object_id) >= traj.n_turns:
+    for content in traj.objects:
+        if traj.admission_turn(content.object_id) >= traj.n_turns:
             continue
-        kept = _kept(policy, o.object_id, compacted_at)
-        gen += set_generation_cost(kept, store.reps[o.object_id])
+        kept = _kept(policy, content.object_id, compacted_at)
+        gen += set_generation_cost(kept, store.reps[content.object_id])
         if policy.validates:
-            val += sum(store.reps[o.object_id][n].tokens for n in kept)
+            val += sum(store.reps[content.object_id][n].tokens for n in kept)
     ledger = TokenLedger(
         resident_tokens=sum(r.resident_tokens for r in turns),
         generation_tokens=gen,
@@ -309,13 +309,13 @@ def run_schedule(traj: Trajectory, policy: Policy, store: FormStore | None = Non
     return ScheduleRun(policy.name, policy.version, traj.name, tuple(turns), tuple(probes), ledger, tuple(snaps))
 
 
-def _kept(policy: Policy, object_id: str, compacted_at: dict[str, int]) -> tuple[str, ...]:
+def _kept(policy: Schedule, object_id: str, compacted_at: dict[str, int]) -> tuple[str, ...]:
     """Forms a schedule keeps for one object: its own forms (the flat compactor makes its compaction only when it fires)."""
     if policy.name == "full_while_feasible":
         return tuple(n for n in policy.forms if n == "full" or object_id in compacted_at)
     return tuple(policy.forms)
 
 
-def reproducible(policy: Policy, run: ScheduleRun) -> bool:
+def reproducible(policy: Schedule, run: ScheduleRun) -> bool:
     """Whether re-choosing from every recorded snapshot gives the recorded desired choice."""
     return all(tuple(sorted(policy.choose(s).items())) == r.desired for s, r in zip(run.snapshots, run.turns))

@@ -129,7 +129,7 @@ Choice = dict[str, str]
 
 
 @dataclass(frozen=True, slots=True)
-class Policy:
+class Schedule:
     """Base: desired choice equals applied choice unless a subclass delays application."""
 
     name: str = "policy"
@@ -162,7 +162,7 @@ def _cheapest_legal(o: ObjectState, forms: Sequence[str]) -> str:
 
 
 @dataclass(frozen=True, slots=True)
-class FullWhileFeasible(Policy):
+class FullWhileFeasible(Schedule):
     """Full text until it does not fit; then a one-shot compactor replaces older objects with its compaction.
 
     The compaction is the fair extractive one (:mod:`cvlib.fidelity.extractive`)
@@ -186,7 +186,7 @@ class FullWhileFeasible(Policy):
 
 
 @dataclass(frozen=True, slots=True)
-class AgeOnly(Policy):
+class AgeOnly(Schedule):
     """Form by age band alone: full, dense, record, anchor at ages below each threshold (turns)."""
 
     name: str = "age_only"
@@ -203,7 +203,7 @@ class AgeOnly(Policy):
 
 
 @dataclass(frozen=True, slots=True)
-class PressureOnly(Policy):
+class PressureOnly(Schedule):
     """Start from full text and demote, largest saving first, down the ladder until the budget fits.
 
     Obligations, age and task are ignored; recomputed from scratch each turn,
@@ -229,7 +229,7 @@ class PressureOnly(Policy):
 
 
 @dataclass(frozen=True, slots=True)
-class ObligationAware(Policy):
+class ObligationAware(Schedule):
     """Legal forms only; the richest legal set that fits, found exactly.
 
     Value of a form is the number of checks it passes, times
@@ -297,7 +297,7 @@ def magic_tier(z: float) -> int:
 
 
 @dataclass(frozen=True, slots=True)
-class BookDecay(Policy):
+class BookDecay(Schedule):
     """The book's first-edition reading of Magic Context's curve, kept under its own name.
 
     It uses Magic Context's formula and cut points but three inputs of its
@@ -345,7 +345,7 @@ class BookDecay(Policy):
 
 
 @dataclass(frozen=True, slots=True)
-class MagicContextDecay(Policy):
+class MagicContextDecay(Schedule):
     """A port of Magic Context's decay renderer (see :mod:`cvlib.fidelity.magic_context` for the files it follows).
 
     Age is each object's rank from the newest admitted object; pressure is
@@ -421,10 +421,11 @@ class MagicContextDecay(Policy):
         if self.fold_reason(snap) is not None:
             return dict(desired), {}
         last = self.last_fold(snap)
-        applied, why = {}, {}
+        applied: Choice = {}
+        why: dict[str, str] = {}
         for o in snap.objects:
             folded = last is not None and o.admitted_at(snap.turn) <= last and o.active is not None
-            applied[o.object_id] = o.active if folded else "full"  # type: ignore[assignment]
+            applied[o.object_id] = o.active if folded and o.active is not None else "full"
             if applied[o.object_id] != desired[o.object_id]:
                 why[o.object_id] = "re-tiering waits for a hard fold"
         return applied, why
@@ -436,7 +437,7 @@ class MagicContextDecay(Policy):
 
 
 @dataclass(frozen=True, slots=True)
-class Oracle(Policy):
+class Oracle(Schedule):
     """Hindsight: knows this trajectory's probes and maximises the probes it passes, exactly.
 
     Lexicographic objective per turn: probes passed, then objects kept legal,
@@ -503,7 +504,7 @@ def _int_param(name: str, value: object, minimum: int) -> int:
     return value
 
 
-def make_policy(name: str, *, probes: Sequence[Probe] = (), **params: object) -> Policy:
+def make_policy(name: str, *, probes: Sequence[Probe] = (), **params: object) -> Schedule:
     """Build a schedule by name, passing each the parameters it takes.
 
     Parameters
@@ -519,7 +520,7 @@ def make_policy(name: str, *, probes: Sequence[Probe] = (), **params: object) ->
 
     Returns
     -------
-    Policy
+    Schedule
     """
     bad = set(params) - set(POLICY_PARAMETERS)
     if bad:

@@ -27,7 +27,7 @@ from .records import (
     Rationale,
     Relation,
     Source,
-    Status,
+    SubjectStatus,
     Trajectory,
 )
 from .render import count_tokens, render_full
@@ -85,7 +85,7 @@ def make_object(
         ``"independent"`` (default, the book's choice): importance is
         ``30 + 20 * B + U(0, 40)`` with ``B`` a fair coin drawn apart from
         the obligations, so it has the same spread as the coupled formula
-        and no tie to any obligation. ``"coupled"``: the first edition's
+        and no tie to any obligation. ``"coupled"``:
         ``30 + 20 * [prohibition] + U(0, 40)``, which ties importance to the
         one constraint that is always pinned; kept as a sensitivity run.
         The coin comes from a child stream, so the rest of the trajectory is
@@ -128,7 +128,7 @@ def make_object(
     pv = _version(rng)
     reason = f"{pkg} {pv} needs {dep} {v_need} but the {svc} image ships {dep} {v_have}"
     rationale = [Rationale(rejected, reason, (f"{pkg} {pv}", f"{dep} {v_need}", f"{dep} {v_have}"))]
-    statuses = [Status(rejected, "rejected"), Status(current, str(rng.choice(["half-applied", "in progress", "blocked"])))]
+    statuses = [SubjectStatus(rejected, "rejected"), SubjectStatus(current, str(rng.choice(["half-applied", "in progress", "blocked"])))]
     prov = [Source(f"ci-run#{int(rng.integers(1000, 99999))}", "the version conflict")]
     relations = [Relation(current, "replaces", rejected)] if rng.random() < r_share else []
     n_narr = int(rng.integers(3, len(_NARRATIVE)))
@@ -352,7 +352,7 @@ def _filler(object_id: str, title: str, ident: str, run: str, n: int) -> Content
         title=title,
         fields=(FieldValue(f"{object_id} retries", "3"),),
         identifiers=(ident,),
-        statuses=(Status(f"{object_id} task", "complete"),),
+        statuses=(SubjectStatus(f"{object_id} task", "complete"),),
         provenance=(Source(run, "the cleanup"),),
         narrative=tuple(_NARRATIVE[i].format(pkg="jinja2", svc="reports") for i in range(n)),
         importance=40,
@@ -372,7 +372,7 @@ MIGRATION = ContentObject(
             ("urllib3 2.0.7", "OpenSSL 1.1.1", "OpenSSL 1.0.2k"),
         ),
     ),
-    statuses=(Status("approach A", "rejected"), Status("approach B", "rejected"), Status("approach C", "half-applied")),
+    statuses=(SubjectStatus("approach A", "rejected"), SubjectStatus("approach B", "rejected"), SubjectStatus("approach C", "half-applied")),
     provenance=(Source("ci-run#5512", "the OpenSSL conflict"),),
     relations=(Relation("approach C", "replaces", "approach B"),),
     narrative=_MIGRATION_NARRATIVE,
@@ -439,7 +439,7 @@ def four_quadrants_fixture() -> Trajectory:
         fields=(FieldValue("gateway timeout", "45s"),),
         identifiers=("INC-2041",),
         constraints=(Constraint("the gateway timeout", Force.PROHIBITION, "lower the gateway timeout"),),
-        statuses=(Status("timeout policy", "open"),),
+        statuses=(SubjectStatus("timeout policy", "open"),),
         provenance=(Source("ci-run#4100", "the timeout incident"),),
         narrative=tuple(_NARRATIVE[i].format(pkg="requests", svc="gateway") for i in range(5)),
         importance=35,
@@ -451,7 +451,7 @@ def four_quadrants_fixture() -> Trajectory:
         fields=(FieldValue("index shards", "12"),),
         identifiers=("PR-5120",),
         rationale=(Rationale("the rebuild", "protobuf 4.25.1 needs glibc 2.28 but the search image ships glibc 2.17", ("protobuf 4.25.1", "glibc 2.28", "glibc 2.17")),),
-        statuses=(Status("the rebuild", "blocked"),),
+        statuses=(SubjectStatus("the rebuild", "blocked"),),
         provenance=(Source("ci-run#4210", "the glibc failure"),),
         narrative=tuple(_NARRATIVE[i].format(pkg="protobuf", svc="search") for i in range(6)),
         importance=55,

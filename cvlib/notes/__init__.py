@@ -5,6 +5,9 @@
 release histories and the published trial counts of the study it comes from.
 A note's fingerprint covers its symbol's code and what that code depends on in
 its file (Python through :mod:`ast`, Rust through tree-sitter).
+
+``__all__`` lists what a user needs: the gate, the notes file, the errors.
+The former name ``Status`` of :class:`AnchorStatus` still imports.
 """
 
 from __future__ import annotations
@@ -18,20 +21,34 @@ from .errors import (
     UnknownSymbolError,
     UnparsableSource,
 )
-from .gate import Anchor, Location, Note, Status, SymbolIndex, SymbolRef, Tier, agent_visible, anchor, classify, locate
+from .gate import (
+    Anchor,
+    AnchorStatus,
+    Location,
+    Note,
+    Status,  # noqa: F401  (the former name of AnchorStatus, still importable)
+    SymbolIndex,
+    SymbolRef,
+    Tier,
+    agent_visible,
+    anchor,
+    classify,
+    explain,
+    locate,
+)
 from .notesfile import anchor_notes_file, parse_notes, read_notes
 from .symbols import MIN_IDENTIFIABLE_NODES, Symbol
 
 __all__ = [
     "MIN_IDENTIFIABLE_NODES",
     "Anchor",
+    "AnchorStatus",
     "LanguageUnavailable",
     "Location",
     "MissingFingerprintError",
     "Note",
     "NotesError",
     "NotesFileError",
-    "Status",
     "Symbol",
     "SymbolIndex",
     "SymbolRef",
@@ -43,6 +60,7 @@ __all__ = [
     "anchor",
     "anchor_notes_file",
     "classify",
+    "explain",
     "locate",
     "parse_notes",
     "read_notes",

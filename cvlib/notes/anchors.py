@@ -78,8 +78,14 @@ class SourceFile(Protocol):
     def rows(self) -> list[Symbol]:
         """Every symbol of the file, hashed, in source order."""
 
-    def dependencies(self, qualname: str) -> dict[str, str]:
-        """Label -> canonical text of every dependency of one symbol."""
+    def dependencies(self, qualname: str, rule: str = "precise") -> dict[str, str]:
+        """Label -> canonical text of every dependency of one symbol (``rule``: ``"precise"`` or ``"wide"``)."""
+
+    def fallback_reason(self, qualname: str) -> str:
+        """Why the precise rule fell back to the wide one for this symbol ('' when it did not)."""
+
+    def dependency_depths(self, qualname: str) -> dict[str, int]:
+        """Label -> distance from the symbol in the dependency graph (0: its own binding), precise rule."""
 
 
 def language_of(path: str) -> str | None:
@@ -116,8 +122,15 @@ class _PythonRows:
                               s.last_line - s.first_line + 1, count_nodes(s.node)))
         return out
 
-    def dependencies(self, qualname: str) -> dict[str, str]:
-        return self.parsed.dependencies(qualname)
+    def dependencies(self, qualname: str, rule: str = "precise") -> dict[str, str]:
+        return self.parsed.dependencies(qualname, rule)
+
+    def fallback_reason(self, qualname: str) -> str:
+        return self.parsed.fallback_reason(qualname)
+
+    def dependency_depths(self, qualname: str) -> dict[str, int]:
+        self.parsed.dependencies(qualname)
+        return dict(self.parsed.depths)
 
 
 def symbols(source: str, path: str = "<snapshot>") -> list[Symbol]:

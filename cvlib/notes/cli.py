@@ -23,7 +23,7 @@ import click
 from cvlib.core.errors import CvlibError, ParameterError
 
 from .anchors import Unreadable, read_snapshot
-from .gate import Note, Status, SymbolIndex, Tier, agent_visible, anchor, locate
+from .gate import AnchorStatus, Note, SymbolIndex, Tier, agent_visible, anchor, explain, locate
 from .notesfile import anchor_notes_file, note_entry, read_notes
 
 _FORMAT_HELP = """\b
@@ -69,11 +69,19 @@ def notes(debug: bool) -> None:
     _DEBUG["on"] = debug
 
 
+def _first_changed(status: AnchorStatus, changes: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """What a reviewer looks at first: the note's own code if it changed, else the nearest changed dependency."""
+    if status is AnchorStatus.CHANGED:
+        return {"label": "its own code", "kind": "own code", "depth": 0}
+    return changes[0] if changes else None
+
+
 def _records(loaded: list[Note], index: SymbolIndex) -> list[dict[str, Any]]:
     records = []
     for note in loaded:
         where = locate(note, index)
         visible = agent_visible(note, index)
+        changes = [{"label": c.label, "kind": c.kind, "depth": c.depth} for c in explain(note, index)]
         records.append(
             {
                 "id": note.id,
@@ -84,6 +92,8 @@ def _records(loaded: list[Note], index: SymbolIndex) -> list[dict[str, Any]]:
                 "hint": None if where.hint is None else str(where.hint),
                 "candidates": [str(c) for c in where.candidates],
                 "changed": list(where.changed),
+                "changes": changes,
+                "first_changed": None if visible else _first_changed(where.status, changes),
                 "reason": where.reason or None,
                 "agent_sees": note.text if visible else None,
             }
@@ -95,17 +105,26 @@ def _records(loaded: list[Note], index: SymbolIndex) -> list[dict[str, Any]]:
 @click.argument("notes_file")
 @click.argument("repo_dir")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object per note instead of text.")
+@click.option("--explain", "explained", multiple=True, metavar="NOTE_ID",
+              help="List every changed dependency of this note, nearest first (repeatable).")
 @_friendly
-def check(notes_file: str, repo_dir: str, as_json: bool) -> None:
+def check(notes_file: str, repo_dir: str, as_json: bool, explained: tuple[str, ...]) -> None:
     """Print each note's status in REPO_DIR and what an agent would see.
 
     Statuses: FRESH, CHANGED, DEPENDENCY_CHANGED (with the dependencies that
     changed), RENAMED (with a hint for a human), AMBIGUOUS, MISSING,
     UNPARSABLE, UNREADABLE. Only an approved HIGH note that is FRESH is shown;
-    everything else is withheld (absent, not labelled). Notes must carry the
-    fingerprint `cvlib notes anchor` writes; a note without one is refused.
+    everything else is withheld (absent, not labelled). For each withheld note
+    it names the one change to look at first: the note's own code, or the
+    changed dependency nearest to it (with its kind: module name, class
+    member, class header, own binding, name appeared or disappeared);
+    --explain NOTE_ID lists all of them. Notes must carry the fingerprint
+    `cvlib notes anchor` writes; a note without one is refused.
     """
     loaded = read_notes(notes_file)
+    unknown = sorted(set(explained) - {n.id for n in loaded})
+    if unknown:
+        raise ParameterError(f"--explain {unknown[0]!r}: {notes_file!r} has no note with that id")
     snapshot = read_snapshot(repo_dir)
     records = _records(loaded, SymbolIndex.from_snapshot(snapshot))
     if as_json:
@@ -117,10 +136,22 @@ def check(notes_file: str, repo_dir: str, as_json: bool) -> None:
                    f"{'approved' if record['approved'] else 'not approved'})")
         if record["hint"]:
             click.echo(f"  hint for a reviewer: moved to {record['hint']}")
-        elif record["status"] == Status.AMBIGUOUS.name:
+        elif record["status"] == AnchorStatus.AMBIGUOUS.name:
             click.echo(f"  reviewer: {len(record['candidates'])} symbols match: {', '.join(record['candidates'])}")
         if record["changed"]:
             click.echo(f"  reviewer: dependencies changed: {', '.join(record['changed'])}")
+        first = record["first_changed"]
+        if first is not None:
+            click.echo(f"  reviewer: look first at {first['label']} ({first['kind']})")
+        if record["id"] in explained:
+            if record["status"] == AnchorStatus.CHANGED.name:
+                click.echo("  changed: its own code (own code)")
+            for change in record["changes"]:
+                depth = "depth unknown" if change["depth"] < 0 else f"depth {change['depth']}"
+                click.echo(f"  changed: {change['label']} ({change['kind']}, {depth})")
+            if not record["changes"] and record["status"] != AnchorStatus.CHANGED.name:
+                click.echo("  changed: no dependency")
+
         if record["reason"]:
             click.echo(f"  reviewer: {record['reason']}")
         if record["agent_sees"] is None:

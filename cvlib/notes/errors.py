@@ -1,4 +1,4 @@
-"""Errors the notes gate raises on bad input (all are :class:`cvlib.CvlibError`)."""
+"""Errors the notes gate raises (all are :class:`cvlib.CvlibError`; a missing Rust parser is also an :class:`ImportError`)."""
 
 from __future__ import annotations
 
@@ -24,5 +24,5 @@ class UnparsableSource(NotesError):
     """A file's text is not code this gate can parse (Python, or Rust through tree-sitter)."""
 
 
-class LanguageUnavailable(NotesError):
+class LanguageUnavailable(NotesError, ImportError):
     """A Rust file was met but the tree-sitter packages that parse Rust are not installed."""

@@ -64,7 +64,7 @@ class Tier(enum.Enum):
     LOW = "low"
 
 
-class Status(enum.Enum):
+class AnchorStatus(enum.Enum):
     """Where a note's anchor stands in a snapshot (see the module docstring)."""
 
     FRESH = "fresh"
@@ -75,6 +75,10 @@ class Status(enum.Enum):
     MISSING = "missing"
     UNPARSABLE = "unparsable"
     UNREADABLE = "unreadable"
+
+
+#: The former name of :class:`AnchorStatus`, kept so existing callers keep working.
+Status = AnchorStatus
 
 
 def _check_hex(name: str, value: object, digits: tuple[int, ...]) -> None:
@@ -176,7 +180,7 @@ class Location:
     file is UNREADABLE or UNPARSABLE. All of it is for reviewers, never for agents.
     """
 
-    status: Status
+    status: AnchorStatus
     hint: SymbolRef | None = None
     candidates: tuple[SymbolRef, ...] = ()
     changed: tuple[str, ...] = ()
@@ -282,6 +286,12 @@ class SymbolIndex:
                 self._fingerprints[key] = dependency_fingerprint(self._parsed[path].dependencies(qualname))
         return self._fingerprints[key]
 
+    def depths(self, path: str, qualname: str) -> dict[str, int]:
+        """Label -> distance from the symbol of each of its dependencies (empty for an index built from rows)."""
+        if self.get(path, qualname) is None or path not in self._parsed:
+            return {}
+        return self._parsed[path].dependency_depths(qualname)
+
     def with_hash(self, norm_hash: str) -> list[Symbol]:
         """Every symbol whose normalized hash is ``norm_hash``, ordered by path then qualname."""
         if self._by_hash is None:
@@ -372,28 +382,107 @@ def classify(anchor: Anchor, index: SymbolIndex, dependencies: bool = True) -> L
     """
     why = index.unreadable(anchor.path)
     if why is not None:
-        return Location(Status.UNREADABLE, reason=why)
+        return Location(AnchorStatus.UNREADABLE, reason=why)
     if not index.parses(anchor.path):
-        return Location(Status.UNPARSABLE, reason=index.parse_error(anchor.path))
+        return Location(AnchorStatus.UNPARSABLE, reason=index.parse_error(anchor.path))
     here = index.get(anchor.path, anchor.qualname)
     if here is not None:
         if not dependencies:
-            return Location(Status.FRESH if here.norm_hash == anchor.norm_hash else Status.CHANGED)
+            return Location(AnchorStatus.FRESH if here.norm_hash == anchor.norm_hash else AnchorStatus.CHANGED)
         dep_hash, deps = index.fingerprint(anchor.path, anchor.qualname)
         changed = changed_dependencies(anchor.deps, deps) if dep_hash != anchor.dep_hash else ()
         if here.norm_hash != anchor.norm_hash:
-            return Location(Status.CHANGED, changed=changed)
+            return Location(AnchorStatus.CHANGED, changed=changed)
         if dep_hash != anchor.dep_hash:
-            return Location(Status.DEPENDENCY_CHANGED, changed=changed or ("(dependencies)",))
-        return Location(Status.FRESH)
+            return Location(AnchorStatus.DEPENDENCY_CHANGED, changed=changed or ("(dependencies)",))
+        return Location(AnchorStatus.FRESH)
     earlier = set(anchor.twins)
     movers = [s for s in index.with_hash(anchor.norm_hash) if s.identifiable and str(SymbolRef(s.path, s.qualname)) not in earlier]
     refs = tuple(SymbolRef(s.path, s.qualname) for s in movers)
     if len(refs) == 1:
-        return Location(Status.RENAMED, hint=refs[0], candidates=refs)
+        return Location(AnchorStatus.RENAMED, hint=refs[0], candidates=refs)
     if len(refs) > 1:
-        return Location(Status.AMBIGUOUS, candidates=refs)
-    return Location(Status.MISSING)
+        return Location(AnchorStatus.AMBIGUOUS, candidates=refs)
+    return Location(AnchorStatus.MISSING)
+
+
+#: How :func:`dependency_kind` sorts a changed dependency, in display order.
+DEPENDENCY_KINDS: tuple[str, ...] = ("module name", "class member", "class header", "own binding", "name appeared or disappeared")
+
+
+def dependency_kind(label: str, qualname: str) -> str:
+    """The shape of a changed dependency of the note on ``qualname`` (one of :data:`DEPENDENCY_KINDS`).
+
+    Parameters
+    ----------
+    label
+        A label of :attr:`Location.changed` (``LIMIT``, ``Runner.scale``,
+        ``class Runner``, ``helper (new)``).
+    qualname
+        The note's symbol (its own name is its own binding).
+
+    Returns
+    -------
+    str
+    """
+    bare = label.removesuffix(" (new)").removesuffix(" (gone)")
+    if label != bare:
+        return "name appeared or disappeared"
+    if bare == qualname.split("#")[0]:
+        return "own binding"
+    if bare.startswith(("class ", "impl ")):
+        return "class header"
+    if "." in bare or "::" in bare:
+        return "class member"
+    return "module name"
+
+
+@dataclass(frozen=True, slots=True)
+class ChangedDependency:
+    """One dependency that differs from a note's anchor: its label, its kind, and how far it is from the symbol.
+
+    ``depth`` is 0 for the symbol's own binding, 1 for what its code names,
+    2 for what those name, and so on; -1 when unknown (a dependency that is
+    gone, or an index built from table rows).
+    """
+
+    label: str
+    kind: str
+    depth: int
+
+    def __str__(self) -> str:
+        return f"{self.label} ({self.kind})"
+
+
+def explain(note: Note | Anchor, snapshot: Mapping[str, str | Unreadable] | SymbolIndex) -> tuple[ChangedDependency, ...]:
+    """Every dependency of ``note`` that changed, nearest to the symbol first (the first one is where to look).
+
+    Parameters
+    ----------
+    note
+        A note or its anchor.
+    snapshot
+        The working tree (or a :class:`SymbolIndex` of it).
+
+    Returns
+    -------
+    tuple of ChangedDependency
+        Sorted by depth (unknown depths last), then label; empty when no
+        dependency changed or the symbol is not at its place.
+    """
+    target = note.anchor if isinstance(note, Note) else note
+    if not isinstance(target, Anchor):
+        raise NotesError(f"explain() needs a Note or an Anchor, got {type(note).__name__}")
+    index = _index(snapshot)
+    where = classify(target, index)
+    if not where.changed or where.changed == ("(dependencies)",):
+        return ()
+    depths = index.depths(target.path, target.qualname)
+    found = []
+    for label in where.changed:
+        bare = label.removesuffix(" (new)").removesuffix(" (gone)")
+        found.append(ChangedDependency(label, dependency_kind(label, target.qualname), depths.get(bare, -1)))
+    return tuple(sorted(found, key=lambda c: (c.depth < 0, c.depth, c.label)))
 
 
 def locate(note: Note | Anchor, snapshot: Mapping[str, str | Unreadable] | SymbolIndex) -> Location:
@@ -414,4 +503,4 @@ def agent_visible(note: Note, snapshot: Mapping[str, str | Unreadable] | SymbolI
         raise NotesError(f"agent_visible() needs a Note, got {type(note).__name__}")
     if not (note.approved and note.tier is Tier.HIGH):
         return False
-    return locate(note, snapshot).status is Status.FRESH
+    return locate(note, snapshot).status is AnchorStatus.FRESH

@@ -4,18 +4,21 @@ The tables under ``data/code_history/`` (written by ``data/code_history/fetch.py
 hold, for each release of a project, every symbol with its raw, normalized
 and dependency hash. :func:`replay` anchors one note on every function and
 method of release *k* and locates it, with the very rule the gate uses
-(:func:`cvlib.notes.gate.classify`), in every later release *j*, under two
-gates at once: the **dependency-aware** gate (``status``) and the
-**symbol-only** gate that looks at the symbol's own code alone
-(``status_symbol``: the same, with every DEPENDENCY_CHANGED read as FRESH).
-Everything else here summarises that replay: status shares per release step,
-survival of freshness, raw changes that normalization forgives, the review
-load, and :func:`gate_comparison`, the two gates side by side.
+(:func:`cvlib.notes.gate.classify`), in every later release *j*, under three
+gates at once: the **precise** dependency-aware gate, the gate's rule
+(``status``: a method depends on the class members it reads); the **wide**
+dependency-aware gate (``status_wide``: every class attribute counts for
+every method); and the **symbol-only** gate that looks at the symbol's own
+code alone (``status_symbol``: the precise verdict with every
+DEPENDENCY_CHANGED read as FRESH). Everything else here summarises that
+replay: status shares per release step, survival of freshness, raw changes
+that normalization forgives, the review load, and :func:`gate_comparison`,
+the gates side by side.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 
 import pandas as pd
@@ -23,16 +26,23 @@ import pandas as pd
 from cvlib.core.errors import ParameterError
 
 from .errors import NotesError
-from .gate import Anchor, Status, SymbolIndex, classify, twins_of
+from .gate import Anchor, AnchorStatus, SymbolIndex, classify, dependency_kind, twins_of
 from .symbols import Symbol
 
 #: Columns every release-history table must have.
 HISTORY_COLUMNS: tuple[str, ...] = (
     "release", "version", "path", "qualname", "kind", "raw_hash", "norm_hash", "dep_hash", "lines", "nodes", "deps",
+    "dep_hash_wide", "deps_wide", "fallback",
 )
 
+#: The dependency rules a table carries a fingerprint for, and their columns.
+RULE_COLUMNS: dict[str, tuple[str, str]] = {"precise": ("dep_hash", "deps"), "wide": ("dep_hash_wide", "deps_wide")}
+
+#: The three gates of the replay, in display order, and the column holding each one's verdict.
+GATE_COLUMNS: dict[str, str] = {"symbol-only": "status_symbol", "wide": "status_wide", "precise": "status"}
+
 #: Statuses in the order tables and figures show them.
-STATUS_ORDER: tuple[str, ...] = tuple(s.name for s in Status)
+STATUS_ORDER: tuple[str, ...] = tuple(s.name for s in AnchorStatus)
 
 #: The kinds a note is anchored on in the replay (classes are indexed, so a
 #: moved method can still be found, but carry no notes of their own).
@@ -74,14 +84,17 @@ def versions(table: pd.DataFrame) -> list[str]:
     return table.drop_duplicates("release").sort_values("release")["version"].tolist()
 
 
-def _indexes(table: pd.DataFrame) -> dict[int, SymbolIndex]:
+def _indexes(table: pd.DataFrame, rule: str = "precise") -> dict[int, SymbolIndex]:
+    hash_column, deps_column = RULE_COLUMNS[rule]
     out: dict[int, SymbolIndex] = {}
     for release, rows in table.groupby("release", sort=True):
         parsed = rows[rows["kind"] != "unparsable"]
         syms = [
-            Symbol(path=r.path, qualname=r.qualname, kind=r.kind, raw_hash=r.raw_hash, norm_hash=r.norm_hash,
-                   lines=int(r.lines), nodes=int(r.nodes), dep_hash=r.dep_hash, deps=_deps(r.deps))
-            for r in parsed.itertuples(index=False)
+            Symbol(path=path, qualname=qualname, kind=kind, raw_hash=raw, norm_hash=norm, lines=int(lines),
+                   nodes=int(nodes), dep_hash=dep_hash, deps=_deps(deps))
+            for path, qualname, kind, raw, norm, lines, nodes, dep_hash, deps in zip(
+                parsed["path"], parsed["qualname"], parsed["kind"], parsed["raw_hash"], parsed["norm_hash"],
+                parsed["lines"], parsed["nodes"], parsed[hash_column], parsed[deps_column])
         ]
         out[int(release)] = SymbolIndex.from_symbols(syms, unparsable=rows.loc[rows["kind"] == "unparsable", "path"])
     return out
@@ -110,39 +123,49 @@ def replay(table: pd.DataFrame, kinds: Sequence[str] = NOTE_KINDS) -> pd.DataFra
     DataFrame
         One row per (note, later release): ``from_release``, ``to_release``,
         ``horizon`` (= j - k, in releases), ``path``, ``qualname``, ``status``
-        (a :class:`~cvlib.notes.gate.Status` name, dependency-aware gate),
-        ``status_symbol`` (the symbol-only gate), ``changed`` (the changed
-        dependencies, ``"; "``-joined), ``raw_same`` (the code at the note's
-        place is byte-identical; False where the place is gone), ``nodes``, and
+        (an :class:`~cvlib.notes.gate.AnchorStatus` name, precise gate),
+        ``status_wide`` (the wide dependency-aware gate), ``status_symbol``
+        (the symbol-only gate), ``changed`` and ``changed_wide`` (the changed
+        dependencies under each rule, ``"; "``-joined), ``raw_same`` (the code
+        at the note's place is byte-identical; False where the place is
+        gone), ``nodes``, ``fallback`` (why the precise rule fell back to the
+        wide one for this note's symbol at release k, or ``""``), and
         ``project`` if the table has it.
     """
     kinds = _names("kinds", kinds)
     unknown = sorted(set(kinds) - set(REPLAY_KINDS))
     if unknown:
         raise ParameterError(f"kinds must be among {', '.join(map(repr, REPLAY_KINDS))}, got {unknown}")
-    indexes = _indexes(table)
+    indexes = _indexes(table, "precise")
+    wide_indexes = _indexes(table, "wide")
     last = max(indexes)
     records: list[tuple] = []
     notes_at = table[table["kind"].isin(kinds)]
     for k, rows in notes_at.groupby("release", sort=True):
-        own = indexes[int(k)]
-        anchors = []
-        for r in rows.itertuples(index=False):
-            symbol = own.get(r.path, r.qualname)
-            assert symbol is not None
-            anchors.append(Anchor(r.path, r.qualname, r.raw_hash, r.norm_hash, r.dep_hash, symbol.deps, twins_of(own, symbol)))
+        own, own_wide = indexes[int(k)], wide_indexes[int(k)]
+        pairs = []
+        for path, qualname in zip(rows["path"], rows["qualname"]):
+            symbol, wide_symbol = own.get(path, qualname), own_wide.get(path, qualname)
+            assert symbol is not None and wide_symbol is not None
+            twins = twins_of(own, symbol)
+            pairs.append((Anchor(path, qualname, symbol.raw_hash, symbol.norm_hash, symbol.dep_hash, symbol.deps, twins),
+                          Anchor(path, qualname, symbol.raw_hash, symbol.norm_hash, wide_symbol.dep_hash, wide_symbol.deps,
+                                 twins)))
         sizes = rows["nodes"].tolist()
+        reasons = rows["fallback"].fillna("").tolist()
         for j in range(int(k) + 1, last + 1):
-            index = indexes[j]
-            for a, size in zip(anchors, sizes):
+            index, wide_index = indexes[j], wide_indexes[j]
+            for (a, a_wide), size, reason in zip(pairs, sizes, reasons):
                 where = classify(a, index)
+                wide = classify(a_wide, wide_index)
                 status = where.status
-                symbol_only = Status.FRESH if status is Status.DEPENDENCY_CHANGED else status
-                here = index.get(a.path, a.qualname) if status is not Status.UNPARSABLE else None
-                records.append((int(k), j, a.path, a.qualname, status.name, symbol_only.name, "; ".join(where.changed),
-                                here is not None and here.raw_hash == a.raw_hash, size))
-    out = pd.DataFrame(records, columns=["from_release", "to_release", "path", "qualname", "status", "status_symbol",
-                                         "changed", "raw_same", "nodes"])
+                symbol_only = AnchorStatus.FRESH if status is AnchorStatus.DEPENDENCY_CHANGED else status
+                here = index.get(a.path, a.qualname) if status is not AnchorStatus.UNPARSABLE else None
+                records.append((int(k), j, a.path, a.qualname, status.name, wide.status.name, symbol_only.name,
+                                "; ".join(where.changed), "; ".join(wide.changed),
+                                here is not None and here.raw_hash == a.raw_hash, size, reason))
+    out = pd.DataFrame(records, columns=["from_release", "to_release", "path", "qualname", "status", "status_wide",
+                                         "status_symbol", "changed", "changed_wide", "raw_same", "nodes", "fallback"])
     out.insert(2, "horizon", out["to_release"] - out["from_release"])
     if "project" in table.columns:
         out.insert(0, "project", table["project"].iloc[0])
@@ -178,11 +201,11 @@ def review_load(replayed: pd.DataFrame) -> pd.DataFrame:
     grouped = step.groupby(keys)
     out = pd.DataFrame({
         "notes": grouped.size(),
-        "to_review": grouped["status"].apply(lambda s: int((s != Status.FRESH.name).sum())),
-        "changed": grouped["status"].apply(lambda s: int((s == Status.CHANGED.name).sum())),
-        "dependency_changed": grouped["status"].apply(lambda s: int((s == Status.DEPENDENCY_CHANGED.name).sum())),
-        "renamed": grouped["status"].apply(lambda s: int((s == Status.RENAMED.name).sum())),
-        "missing": grouped["status"].apply(lambda s: int((s == Status.MISSING.name).sum())),
+        "to_review": grouped["status"].apply(lambda s: int((s != AnchorStatus.FRESH.name).sum())),
+        "changed": grouped["status"].apply(lambda s: int((s == AnchorStatus.CHANGED.name).sum())),
+        "dependency_changed": grouped["status"].apply(lambda s: int((s == AnchorStatus.DEPENDENCY_CHANGED.name).sum())),
+        "renamed": grouped["status"].apply(lambda s: int((s == AnchorStatus.RENAMED.name).sum())),
+        "missing": grouped["status"].apply(lambda s: int((s == AnchorStatus.MISSING.name).sum())),
     })
     out["per_100_notes"] = 100.0 * out["to_review"] / out["notes"]
     return out.reset_index()
@@ -196,9 +219,9 @@ def forgiven(replayed: pd.DataFrame) -> pd.DataFrame:
     formatting or docstrings changed); ``share_forgiven`` = forgiven / raw_changed.
     Judged on the symbol's own code (``status_symbol``): what normalization does.
     """
-    step = replayed[(replayed["horizon"] == 1) & replayed["status_symbol"].isin([Status.FRESH.name, Status.CHANGED.name])]
+    step = replayed[(replayed["horizon"] == 1) & replayed["status_symbol"].isin([AnchorStatus.FRESH.name, AnchorStatus.CHANGED.name])]
     keys = _project_keys(step) + ["from_release", "to_release"]
-    fresh = step["status_symbol"] == Status.FRESH.name
+    fresh = step["status_symbol"] == AnchorStatus.FRESH.name
     step = step.assign(raw_changed=~step["raw_same"], forgiven=(~step["raw_same"]) & fresh)
     out = step.groupby(keys)[["raw_changed", "forgiven"]].sum().astype(int)
     out["share_forgiven"] = out["forgiven"] / out["raw_changed"].where(out["raw_changed"] > 0)
@@ -214,11 +237,11 @@ def survival(replayed: pd.DataFrame, column: str = "status") -> pd.DataFrame:
     reported only where some cohort reaches it, with the number of notes at risk.
     ``column``: ``"status"`` (dependency-aware gate) or ``"status_symbol"``.
     """
-    if column not in ("status", "status_symbol"):
-        raise ParameterError(f"column must be 'status' or 'status_symbol', got {column!r}")
+    if column not in GATE_COLUMNS.values():
+        raise ParameterError(f"column must be one of {', '.join(map(repr, GATE_COLUMNS.values()))}, got {column!r}")
     keys = _project_keys(replayed)
     frame = replayed.sort_values(keys + ["from_release", "path", "qualname", "to_release"])
-    fresh = frame[column].eq(Status.FRESH.name)
+    fresh = frame[column].eq(AnchorStatus.FRESH.name)
     frame = frame.assign(fresh_so_far=fresh.groupby([frame[k] for k in keys + ["from_release", "path", "qualname"]]).cummin())
     out = frame.groupby(keys + ["horizon"]).agg(notes=("fresh_so_far", "size"), surviving=("fresh_so_far", "mean"))
     return out.reset_index()
@@ -236,15 +259,17 @@ def duplicate_share_by_size(table: pd.DataFrame, kinds: Iterable[str] = NOTE_KIN
     return rows.assign(shared=dup)[["nodes", "shared"] + _project_keys(rows)]
 
 
-def status_totals(replayed: pd.DataFrame, column: str = "status") -> pd.DataFrame:
+def status_totals(replayed: pd.DataFrame, column: str = "status",
+                  groups: Mapping[str, Sequence[str]] | None = None) -> pd.DataFrame:
     """Per project, over all one-release steps: ``steps``, ``notes`` (note-steps) and the count in each status.
 
     ``column`` is ``"status"`` (dependency-aware gate) or ``"status_symbol"``
     (symbol-only gate). A last row ``project == "all"`` pools the projects.
     This is the input :func:`cvlib.notes.trials.expected_stale_edits` expects.
+    ``groups`` adds pooled rows before it (name -> projects, e.g. by language).
     """
-    if column not in ("status", "status_symbol"):
-        raise ParameterError(f"column must be 'status' or 'status_symbol', got {column!r}")
+    if column not in GATE_COLUMNS.values():
+        raise ParameterError(f"column must be one of {', '.join(map(repr, GATE_COLUMNS.values()))}, got {column!r}")
     step = replayed[replayed["horizon"] == 1]
     if "project" not in step.columns:
         step = step.assign(project="project")
@@ -253,7 +278,12 @@ def status_totals(replayed: pd.DataFrame, column: str = "status") -> pd.DataFram
     counts = counts.reindex(columns=list(STATUS_ORDER), fill_value=0)
     counts.insert(0, "notes", counts.sum(axis=1))
     counts.insert(0, "steps", step.groupby("project")["from_release"].nunique())
-    counts.loc["all"] = counts.sum()
+    projects = list(counts.index)
+    for name, members in (groups or {}).items():
+        present = [m for m in members if m in projects]
+        if present:
+            counts.loc[name] = counts.loc[present].sum()
+    counts.loc["all"] = counts.loc[projects].sum()
     counts.columns.name = None
     return counts.reset_index()
 
@@ -287,69 +317,199 @@ def status_by_horizon(replayed: pd.DataFrame) -> pd.DataFrame:
 
 
 def gate_comparison(replayed: pd.DataFrame) -> pd.DataFrame:
-    """The two gates side by side, per release step k -> k+1.
+    """The three gates side by side, per release step k -> k+1.
 
     Returns
     -------
     DataFrame
-        One row per (project, step): ``notes``; ``withheld_symbol`` and
-        ``withheld_dependency``, the notes each gate withholds (its review
-        load); ``symbol_fresh``, the notes the symbol-only gate calls FRESH;
-        ``dependency_changed``, those of them whose dependencies changed (the
+        One row per (project, step): ``notes``; ``withheld_symbol``,
+        ``withheld_wide`` and ``withheld_dependency`` (the precise gate), the
+        notes each gate withholds (its review load); ``symbol_fresh``, the
+        notes the symbol-only gate calls FRESH; ``dependency_changed``, those
+        of them whose dependencies changed under the precise rule (the
         symbol-only gate showed them although what their code relies on was
-        different); ``false_fresh`` = dependency_changed / symbol_fresh, the
-        symbol-only gate's measured false-FRESH rate at that step.
+        different); ``false_fresh`` = dependency_changed / symbol_fresh;
+        ``precise_fresh``, the notes the precise gate shows, and
+        ``released``, those of them the wide gate withholds (a change to a
+        class member the method does not read); ``false_fresh_wide`` =
+        released / precise_fresh, the precise gate's false-FRESH rate if the
+        wide rule were the truth.
     """
     step = replayed[replayed["horizon"] == 1]
     keys = _project_keys(step) + ["from_release", "to_release"]
+    fresh = AnchorStatus.FRESH.name
     frame = step.assign(
-        withheld_symbol=step["status_symbol"] != Status.FRESH.name,
-        withheld_dependency=step["status"] != Status.FRESH.name,
-        symbol_fresh=step["status_symbol"] == Status.FRESH.name,
-        dependency_changed=step["status"] == Status.DEPENDENCY_CHANGED.name,
+        withheld_symbol=step["status_symbol"] != fresh,
+        withheld_wide=step["status_wide"] != fresh,
+        withheld_dependency=step["status"] != fresh,
+        symbol_fresh=step["status_symbol"] == fresh,
+        dependency_changed=step["status"] == AnchorStatus.DEPENDENCY_CHANGED.name,
+        precise_fresh=step["status"] == fresh,
+        released=(step["status"] == fresh) & (step["status_wide"] != fresh),
     )
-    cols = ["withheld_symbol", "withheld_dependency", "symbol_fresh", "dependency_changed"]
+    cols = ["withheld_symbol", "withheld_wide", "withheld_dependency", "symbol_fresh", "dependency_changed",
+            "precise_fresh", "released"]
     out = frame.groupby(keys)[cols].sum().astype(int)
     out.insert(0, "notes", frame.groupby(keys).size())
     out["false_fresh"] = out["dependency_changed"] / out["symbol_fresh"].where(out["symbol_fresh"] > 0)
+    out["false_fresh_wide"] = out["released"] / out["precise_fresh"].where(out["precise_fresh"] > 0)
     return out.reset_index()
 
 
-def gate_totals(replayed: pd.DataFrame) -> pd.DataFrame:
-    """:func:`gate_comparison` summed per project over all steps, with a pooled row ``"all"``.
+def gate_totals(replayed: pd.DataFrame, groups: Mapping[str, Sequence[str]] | None = None) -> pd.DataFrame:
+    """:func:`gate_comparison` summed per project over all steps, with pooled rows.
 
-    Adds ``per_100_symbol`` and ``per_100_dependency`` (notes withheld per 100
-    note-steps under each gate) and ``false_fresh`` (pooled: dependency changes
-    among all the symbol-only gate's FRESH verdicts).
+    Parameters
+    ----------
+    replayed
+        :func:`replay`'s rows (several projects concatenated).
+    groups
+        Extra pooled rows: name -> projects (e.g. ``{"Python": [...], "Rust":
+        [...]}``); a last row ``"all"`` pools every project.
+
+    Returns
+    -------
+    DataFrame
+        Per row: the sums of :func:`gate_comparison`, ``steps``,
+        ``per_100_symbol``, ``per_100_wide`` and ``per_100_dependency``
+        (notes withheld per 100 note-steps under each gate), ``load_ratio``
+        and ``load_ratio_wide`` (the precise and wide gates' load over the
+        symbol-only gate's), ``false_fresh`` and ``false_fresh_wide`` (pooled).
     """
     per_step = gate_comparison(replayed)
     if "project" not in per_step.columns:
         per_step = per_step.assign(project="project")
-    cols = ["notes", "withheld_symbol", "withheld_dependency", "symbol_fresh", "dependency_changed"]
+    cols = ["notes", "withheld_symbol", "withheld_wide", "withheld_dependency", "symbol_fresh", "dependency_changed",
+            "precise_fresh", "released"]
     out = per_step.groupby("project", sort=False)[cols].sum()
     out.insert(0, "steps", per_step.groupby("project", sort=False).size())
-    out.loc["all"] = out.sum()
+    for name, members in (groups or {}).items():
+        present = [m for m in members if m in out.index]
+        if present:
+            out.loc[name] = out.loc[present].sum()
+    projects = [p for p in out.index if p not in (groups or {})]
+    out.loc["all"] = out.loc[projects].sum()
     out["per_100_symbol"] = 100.0 * out["withheld_symbol"] / out["notes"]
+    out["per_100_wide"] = 100.0 * out["withheld_wide"] / out["notes"]
     out["per_100_dependency"] = 100.0 * out["withheld_dependency"] / out["notes"]
+    symbol = out["withheld_symbol"].where(out["withheld_symbol"] > 0)
+    out["load_ratio"] = out["withheld_dependency"] / symbol
+    out["load_ratio_wide"] = out["withheld_wide"] / symbol
     out["false_fresh"] = out["dependency_changed"] / out["symbol_fresh"].where(out["symbol_fresh"] > 0)
+    out["false_fresh_wide"] = out["released"] / out["precise_fresh"].where(out["precise_fresh"] > 0)
     return out.reset_index()
 
 
-#: How :func:`changed_dependency_kinds` sorts a changed dependency, in display order.
-DEPENDENCY_KINDS: tuple[str, ...] = ("module name", "class member", "class header", "own binding", "name appeared or disappeared")
+#: Why a gate withholds a note, as :func:`withheld_by_kind` sorts it.
+WITHHELD_KINDS: tuple[str, ...] = ("own code", "module name", "class member")
+
+
+def _withheld_kind(status: str, changed: str, qualname: str) -> str:
+    """``own code`` unless only dependencies changed; then ``class member`` when any changed label is a member."""
+    if status != AnchorStatus.DEPENDENCY_CHANGED.name:
+        return "own code"
+    own = qualname.split("#")[0]
+    kinds = {_dependency_kind(label, own) for label in str(changed).split("; ")}
+    return "class member" if kinds & {"class member", "class header"} else "module name"
+
+
+def withheld_by_kind(replayed: pd.DataFrame) -> pd.DataFrame:
+    """Notes each gate withholds per 100 note-steps, by why: the note's own code, a module name, a class member.
+
+    ``own code`` is everything the symbol-only gate withholds too (CHANGED,
+    moved, gone, unparsable); a DEPENDENCY_CHANGED note counts as ``class
+    member`` when a member of a class or a class header is among its changed
+    dependencies, else as ``module name`` (a helper, constant, import, its own
+    binding). Also, per kind, ``released``: notes the precise gate shows that
+    the wide gate withholds for that kind.
+
+    Returns
+    -------
+    DataFrame
+        ``project``, ``gate`` (:data:`GATE_COLUMNS`), ``kind``
+        (:data:`WITHHELD_KINDS`), ``withheld``, ``notes``, ``per_100``.
+    """
+    step = replayed[replayed["horizon"] == 1]
+    if "project" not in step.columns:
+        step = step.assign(project="project")
+    notes = step.groupby("project", sort=False).size()
+    rows = []
+    for gate, column in GATE_COLUMNS.items():
+        changed = step["changed_wide"] if gate == "wide" else step["changed"]
+        withheld = step[column] != AnchorStatus.FRESH.name
+        kinds = [_withheld_kind(st, ch, q) for st, ch, q in zip(step[column][withheld], changed[withheld],
+                                                                  step["qualname"][withheld])]
+        counted = pd.DataFrame({"project": step["project"][withheld], "kind": kinds})
+        for project in notes.index:
+            mine = counted[counted["project"] == project]["kind"].value_counts()
+            for kind in WITHHELD_KINDS:
+                rows.append((project, gate, kind, int(mine.get(kind, 0)), int(notes[project])))
+    out = pd.DataFrame(rows, columns=["project", "gate", "kind", "withheld", "notes"])
+    out["per_100"] = 100.0 * out["withheld"] / out["notes"]
+    return out
+
+
+def fallbacks(replayed: pd.DataFrame) -> pd.DataFrame:
+    """How often the precise rule fell back to the wide one, per project and reason (one-release note-steps).
+
+    Returns
+    -------
+    DataFrame
+        ``project``, ``reason`` (a :data:`cvlib.notes.python.FALLBACK_REASONS`
+        entry), ``note_steps``, ``share`` (of the project's note-steps).
+    """
+    step = replayed[replayed["horizon"] == 1]
+    if "project" not in step.columns:
+        step = step.assign(project="project")
+    totals = step.groupby("project", sort=False).size()
+    fell = step[step["fallback"] != ""]
+    out = fell.groupby(["project", "fallback"], sort=False).size().rename("note_steps").reset_index()
+    out = out.rename(columns={"fallback": "reason"}).sort_values(["project", "reason"], kind="stable")
+    out["share"] = out["note_steps"] / out["project"].map(totals)
+    return out.reset_index(drop=True)
+
+
+def class_step(replayed: pd.DataFrame, project: str, from_release: int, path: str, cls: str) -> dict[str, object]:
+    """One release step told for the methods of one class: how many each gate withholds, and what changed.
+
+    Returns
+    -------
+    dict
+        ``methods``; ``withheld`` (gate name -> count, :data:`GATE_COLUMNS`);
+        ``changed_wide`` and ``changed`` (labels -> notes they appear under,
+        most frequent first) under the wide and the precise rule.
+
+    Raises
+    ------
+    ParameterError
+        If the replay has no such methods at that step.
+    """
+    rows = replayed[(replayed["horizon"] == 1) & (replayed["from_release"] == from_release)
+                    & (replayed["path"] == path) & replayed["qualname"].str.startswith(cls + ".")]
+    if "project" in rows.columns:
+        rows = rows[rows["project"] == project]
+    if rows.empty:
+        raise ParameterError(f"no notes on methods of {cls!r} in {path!r} of {project!r} at release {from_release}")
+
+    def labels(column: str) -> dict[str, int]:
+        counted = pd.Series([lab for text in rows[column] if text for lab in str(text).split("; ")], dtype=object)
+        return {str(k): int(v) for k, v in counted.value_counts().sort_index().sort_values(ascending=False, kind="stable").items()}
+
+    return {
+        "methods": len(rows),
+        "withheld": {gate: int((rows[column] != AnchorStatus.FRESH.name).sum()) for gate, column in GATE_COLUMNS.items()},
+        "changed_wide": labels("changed_wide"),
+        "changed": labels("changed"),
+    }
+
+
+def language(table: pd.DataFrame) -> str:
+    """``"Rust"`` when the table's files are ``.rs``, else ``"Python"``."""
+    return "Rust" if table["path"].str.endswith(".rs").all() else "Python"
 
 
 def _dependency_kind(label: str, own: str) -> str:
-    bare = label.removesuffix(" (new)").removesuffix(" (gone)")
-    if label != bare:
-        return "name appeared or disappeared"
-    if bare == own:
-        return "own binding"
-    if bare.startswith("class "):
-        return "class header"
-    if "." in bare:
-        return "class member"
-    return "module name"
+    return dependency_kind(label, own)
 
 
 def changed_dependency_kinds(replayed: pd.DataFrame) -> pd.DataFrame:
@@ -370,7 +530,7 @@ def changed_dependency_kinds(replayed: pd.DataFrame) -> pd.DataFrame:
         ``project``, ``kind``, ``note_steps`` (DEPENDENCY_CHANGED note-steps
         with at least one change of that kind) and ``share`` (of all of them).
     """
-    step = replayed[(replayed["horizon"] == 1) & (replayed["status"] == Status.DEPENDENCY_CHANGED.name)]
+    step = replayed[(replayed["horizon"] == 1) & (replayed["status"] == AnchorStatus.DEPENDENCY_CHANGED.name)]
     if "project" not in step.columns:
         step = step.assign(project="project")
     rows = []
@@ -391,6 +551,7 @@ def overview(tables: dict[str, pd.DataFrame], replayed: pd.DataFrame, kinds: Seq
         [
             {
                 "project": p,
+                "language": language(t),
                 "releases": int(t["release"].nunique()),
                 "first": versions(t)[0],
                 "last": versions(t)[-1],
@@ -428,8 +589,10 @@ def gate_table(totals: pd.DataFrame) -> pd.DataFrame:
         "steps": totals["steps"].astype(int),
         "note-steps": totals["notes"].astype(int),
         "withheld /100, symbol-only": totals["per_100_symbol"],
-        "withheld /100, dep.-aware": totals["per_100_dependency"],
-        "FRESH, symbol-only": totals["symbol_fresh"].astype(int),
-        "… deps changed": totals["dependency_changed"].astype(int),
-        "false-FRESH %": 100 * totals["false_fresh"],
+        "withheld /100, wide": totals["per_100_wide"],
+        "withheld /100, precise": totals["per_100_dependency"],
+        "load ratio, wide": totals["load_ratio_wide"],
+        "load ratio, precise": totals["load_ratio"],
+        "false-FRESH % (symbol-only)": 100 * totals["false_fresh"],
+        "shown by precise, withheld by wide": totals["released"].astype(int),
     }).set_axis(totals["project"]).rename_axis(None)

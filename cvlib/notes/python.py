@@ -55,6 +55,7 @@ import ast
 import copy
 import json
 import symtable
+from collections import deque
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -265,6 +266,10 @@ class PythonFile:
         self._global_rebinds()
         self._tables = self._symtables()
         self._canon_cache: dict[int, str] = {}
+        self._rule = "precise"
+        #: Each label's distance from the symbol in the last :meth:`dependencies` call, 0 for its own binding.
+        self.depths: dict[str, int] = {}
+        self._fallbacks: dict[int, str] = {}
 
     # -- finding symbols and bindings ------------------------------------------------------
 
@@ -409,7 +414,11 @@ class PythonFile:
         node = binding.node
         out: set[tuple[str, str, str]] = {self._resolve(scope, n) for n in _loaded_names(*binding.context_nodes)}
         if isinstance(node, _DEF_TYPES):
-            out |= {("m", "", n) for n in self._globals_of(node)}
+            dropped: set[str] = set()
+            if (self._rule == "precise" and isinstance(node, _FUNC_TYPES) and scope.kind == "class"
+                    and not self.fallback_reason_of(scope, node)):
+                dropped = self._drops_own_class(scope, node)
+            out |= {("m", "", n) for n in self._globals_of(node) if n not in dropped}
             outer_exprs: list[ast.AST] = list(node.decorator_list)
             if isinstance(node, ast.ClassDef):
                 outer_exprs += list(node.bases) + [k.value for k in node.keywords]
@@ -435,7 +444,13 @@ class PythonFile:
         return out
 
     def _method_extras(self, cls: _Scope, method: ast.AST) -> set[tuple[str, str, str]]:
-        """A method reads its class's header and attributes, and every ``self.x`` it uses or sets."""
+        """What a method reads of its class, by the rule in force (and the wide rule where precision is defeated)."""
+        if self._rule == "wide" or self.fallback_reason_of(cls, method):
+            return self._wide_extras(cls, method)
+        return self._precise_extras(cls, method)
+
+    def _wide_extras(self, cls: _Scope, method: ast.AST) -> set[tuple[str, str, str]]:
+        """The wide rule: a method reads its class's header and attributes, and every ``self.x`` it uses or sets."""
         out: set[tuple[str, str, str]] = {("shell", cls.qualname, "")}
         for name, bindings in cls.bindings.items():
             if any(b.kind not in ("def",) for b in bindings):
@@ -455,6 +470,128 @@ class PythonFile:
                 out |= {("m", base.qualname, sub.attr) for base in self._local_bases(cls)}
         return out
 
+    def _precise_extras(self, cls: _Scope, method: ast.AST) -> set[tuple[str, str, str]]:
+        """The precise rule: the class header and the members the method names.
+
+        Members are read through its first parameter (``self.x``, ``cls.x``),
+        through ``type(self).x`` / ``self.__class__.x``, through ``super().x``
+        (resolved to the bases defined in the file), and through its class's
+        own name (``Runner.x``). What a member's record pulls in (the methods
+        that assign ``self.x``, the overrides in subclasses of the file, the
+        same name in bases) is in :meth:`_record`.
+        """
+        out: set[tuple[str, str, str]] = {("shell", cls.qualname, "")}
+        first = _first_param(method)
+        augmented = {id(sub.target) for sub in ast.walk(method) if isinstance(sub, ast.AugAssign)}
+        own_names = self._own_class_names(cls)
+        for sub in ast.walk(method):
+            if not isinstance(sub, ast.Attribute):
+                continue
+            value = sub.value
+            through_self = first is not None and isinstance(value, ast.Name) and value.id == first
+            if through_self:
+                if isinstance(sub.ctx, ast.Load) or id(sub) in augmented or self._class_binds(cls, sub.attr):
+                    out.add(("m", cls.qualname, sub.attr))
+            elif _is_type_of(value, first):
+                out.add(("m", cls.qualname, sub.attr))
+            elif isinstance(value, ast.Name) and value.id in own_names:
+                out.add(("m", own_names[value.id].qualname, sub.attr))
+            elif isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "super":
+                out |= {("m", base.qualname, sub.attr) for base in self._local_bases(cls)}
+        return out
+
+    def _own_class_names(self, cls: _Scope) -> dict[str, _Scope]:
+        """Module-level classes enclosing a method, by name (``Runner.x`` inside ``Runner`` reads one member)."""
+        out: dict[str, _Scope] = {}
+        current: _Scope | None = cls
+        while current is not None and current.kind == "class":
+            if current.parent is not None and current.parent.kind == "module":
+                out[current.node.name] = current  # type: ignore[union-attr]
+            current = current.parent
+        return out
+
+    def _drops_own_class(self, cls: _Scope, method: ast.AST) -> set[str]:
+        """Names of enclosing classes that the method uses only as ``Name.attr`` (their whole body is not read)."""
+        own = self._own_class_names(cls)
+        if not own:
+            return set()
+        bare: set[str] = set()
+        attr_values = {id(sub.value) for sub in ast.walk(method) if isinstance(sub, ast.Attribute)}
+        for sub in ast.walk(method):
+            if isinstance(sub, ast.Name) and sub.id in own and id(sub) not in attr_values:
+                bare.add(sub.id)
+        outer: list[ast.AST] = list(method.decorator_list)  # type: ignore[attr-defined]
+        args = method.args  # type: ignore[attr-defined]
+        outer += [d for d in args.defaults + args.kw_defaults if d is not None]
+        bare |= {n for n in _loaded_names(*outer) if n in own}
+        return set(own) - bare
+
+    # -- where precision is defeated ----------------------------------------------------------
+
+    def fallback_reason(self, qualname: str) -> str:
+        """Why the precise rule falls back to the wide one for this method ('' when it does not, or not a method).
+
+        Parameters
+        ----------
+        qualname
+            A symbol of the file.
+
+        Returns
+        -------
+        str
+            One of :data:`FALLBACK_REASONS`, or ``""``.
+        """
+        sym = self.symbol(qualname)
+        if sym is None:
+            raise NotesError(f"{self.path!r} defines no symbol {qualname!r}")
+        if sym.kind != "method":
+            return ""
+        return self.fallback_reason_of(sym.scope, sym.node)
+
+    def fallback_reason_of(self, cls: _Scope, method: ast.AST) -> str:
+        """:meth:`fallback_reason` for a method node of class scope ``cls``."""
+        key = id(method)
+        if key not in self._fallbacks:
+            self._fallbacks[key] = self._class_fallback(cls) or _method_fallback(method, self._module_functions())
+        return self._fallbacks[key]
+
+    def _module_functions(self) -> set[str]:
+        return {name for name, bs in self.module.bindings.items() if any(b.kind in ("def", "class") for b in bs)}
+
+    def _descriptor_classes(self) -> set[str]:
+        """Classes of this file that define ``__get__``, ``__set__`` or ``__delete__``."""
+        found = set()
+        for scope in self.scopes.values():
+            if scope.kind == "class" and any(n in scope.bindings for n in ("__get__", "__set__", "__delete__")):
+                found.add(scope.node.name)  # type: ignore[union-attr]
+        return found
+
+    def _class_fallback(self, cls: _Scope, depth: int = 0) -> str:
+        """A reason found on the class itself or on a base of the file: metaclass, decorator, dynamic attributes, descriptor."""
+        node = cls.node
+        assert isinstance(node, ast.ClassDef)
+        if any(k.arg == "metaclass" for k in node.keywords):
+            return "metaclass"
+        if any(isinstance(b, ast.Name) and b.id == "type" for b in node.bases):
+            return "metaclass"
+        if node.decorator_list:
+            return "class decorator"
+        if any(n in cls.bindings for n in ("__getattr__", "__getattribute__", "__setattr__", "__delattr__",
+                                           "__init_subclass__")):
+            return "dynamic attribute access"
+        descriptors = self._descriptor_classes()
+        if descriptors:
+            for bindings in cls.bindings.values():
+                for b in bindings:
+                    if b.kind not in ("def", "class") and _loaded_names(b.node) & descriptors:
+                        return "descriptor defined in the file"
+        if depth < 20:
+            for base in self._local_bases(cls):
+                reason = self._class_fallback(base, depth + 1)
+                if reason:
+                    return reason
+        return ""
+
     def _class_binds(self, cls: _Scope, name: str, depth: int = 0) -> bool:
         """Whether ``cls`` or a base defined in this module binds ``name`` at class level."""
         if name in cls.bindings:
@@ -469,6 +606,11 @@ class PythonFile:
             if isinstance(base, ast.Name) and base.id in self.scopes and self.scopes[base.id].kind == "class":
                 bases.append(self.scopes[base.id])
         return bases
+
+    def _local_subclasses(self, cls: _Scope) -> list[_Scope]:
+        """Classes of this file's top level that name ``cls`` among their bases (directly)."""
+        return [scope for scope in self.scopes.values()
+                if scope.kind == "class" and cls in self._local_bases(scope)]
 
     # -- the fingerprint ---------------------------------------------------------------------
 
@@ -517,8 +659,11 @@ class PythonFile:
             if assigners:
                 record.append(["assigned on self in", assigners])
                 reads |= {("m", scope.qualname, m) for m in assigners}
-            if not bindings:
+            if not bindings or self._rule == "precise":
                 reads |= {("m", base.qualname, name) for base in self._local_bases(scope)}
+            if self._rule == "precise":
+                # ``self.name`` may dispatch to an override in a subclass defined in this file
+                reads |= {("m", sub.qualname, name) for sub in self._local_subclasses(scope)}
         if not record:
             record = ["unbound", scope.stars if scope.kind == "module" else []]
         return json.dumps(record), reads
@@ -530,26 +675,48 @@ class PythonFile:
                 return sym
         return None
 
-    def dependencies(self, qualname: str) -> dict[str, str]:
-        """Every dependency of a symbol: label -> canonical text of its binding record (see the module docstring)."""
+    def dependencies(self, qualname: str, rule: str = "precise") -> dict[str, str]:
+        """Every dependency of a symbol: label -> canonical text of its binding record (see the module docstring).
+
+        Parameters
+        ----------
+        qualname
+            The symbol.
+        rule
+            ``"precise"`` (the gate's rule: a method depends on the class
+            members it reads) or ``"wide"`` (every class-level attribute counts
+            for every method), kept to measure what precision buys.
+
+        Returns
+        -------
+        dict
+            Label -> canonical text, labels sorted.
+        """
+        if rule not in RULES:
+            raise NotesError(f"dependency rule must be one of {', '.join(map(repr, RULES))}, got {rule!r}")
         sym = self.symbol(qualname)
         if sym is None:
             raise NotesError(f"{self.path!r} defines no symbol {qualname!r}")
+        self._rule = rule
         start = ("m", sym.scope.qualname, sym.name)
-        todo = [start]
+        todo = deque([(start, 0)])
         if sym.scope.kind == "function":
-            todo.append(_member_of(sym.scope))
+            todo.append((_member_of(sym.scope), 0))
         done: dict[tuple[str, str, str], str] = {}
-        while todo:
-            item = todo.pop()
+        depth: dict[tuple[str, str, str], int] = {}
+        while todo:  # breadth first, so each dependency's depth is its distance from the symbol
+            item, level = todo.popleft()
             if item in done:
                 continue
             text, reads = self._record(item, sym.node)
             done[item] = text
-            todo.extend(r for r in reads if r not in done)
+            depth[item] = level
+            todo.extend((r, level + 1) for r in sorted(reads) if r not in done)
         out: dict[str, str] = {}
+        self.depths = {}
         for item in sorted(done):
             out[self._label(item)] = done[item]
+            self.depths[self._label(item)] = min(depth[item], self.depths.get(self._label(item), depth[item]))
         return out
 
 
@@ -574,3 +741,49 @@ def _flat_body(body: list[ast.stmt]) -> Iterator[ast.stmt]:
         if not isinstance(stmt, _DEF_TYPES):
             for _, inner, _, _ in _headers(stmt):
                 yield from _flat_body(inner)
+
+
+#: Why the precise rule gave way to the wide one for a method (see :meth:`PythonFile.fallback_reason`).
+FALLBACK_REASONS: tuple[str, ...] = (
+    "metaclass", "class decorator", "dynamic attribute access", "descriptor defined in the file",
+    "getattr/setattr on self", "vars(self) or self.__dict__", "self passed to a function of the file",
+)
+
+#: The dependency rules :meth:`PythonFile.dependencies` knows.
+RULES: tuple[str, ...] = ("precise", "wide")
+
+_BY_NAME = {"getattr", "setattr", "delattr", "hasattr"}
+
+
+def _is_type_of(expr: ast.AST, first: str | None) -> bool:
+    """``type(self)`` or ``self.__class__`` for the method's first parameter."""
+    if first is None:
+        return False
+    if (isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and expr.func.id == "type"
+            and len(expr.args) == 1 and isinstance(expr.args[0], ast.Name) and expr.args[0].id == first):
+        return True
+    return (isinstance(expr, ast.Attribute) and expr.attr == "__class__" and isinstance(expr.value, ast.Name)
+            and expr.value.id == first)
+
+
+def _refers_to_self(expr: ast.AST, first: str) -> bool:
+    return (isinstance(expr, ast.Name) and expr.id == first) or _is_type_of(expr, first)
+
+
+def _method_fallback(method: ast.AST, module_functions: set[str]) -> str:
+    """A reason in the method's own code: attributes by computed name, the instance's dict, self handed to the file's code."""
+    first = _first_param(method)
+    if first is None:
+        return ""
+    for sub in ast.walk(method):
+        if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Name):
+            if sub.func.id in _BY_NAME and sub.args and _refers_to_self(sub.args[0], first):
+                return "getattr/setattr on self"
+            if sub.func.id == "vars" and (not sub.args or _refers_to_self(sub.args[0], first)):
+                return "vars(self) or self.__dict__"
+            if sub.func.id in module_functions and any(
+                    _refers_to_self(a, first) for a in list(sub.args) + [k.value for k in sub.keywords]):
+                return "self passed to a function of the file"
+        if isinstance(sub, ast.Attribute) and sub.attr == "__dict__" and _refers_to_self(sub.value, first):
+            return "vars(self) or self.__dict__"
+    return ""

@@ -40,6 +40,7 @@ not known), data files.
 from __future__ import annotations
 
 import json
+from collections import deque
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
@@ -153,6 +154,8 @@ class RustFile:
             raise UnparsableSource(f"{path!r} nests too deeply to read") from None
         self._headers = {m.header: (m.header_node, m.module) for ms in self.members.values() for m in ms}
         self._by_qualname = {s.qualname: s for s in self.symbols}
+        #: Each label's distance from the symbol in the last :meth:`dependencies` call, 0 for its own binding.
+        self.depths: dict[str, int] = {}
         self._header_labels = {m.header: m.header_label for ms in self.members.values() for m in ms}
         self._owner_of_label = {m.label: owner for owner, ms in self.members.items() for m in ms}
 
@@ -463,8 +466,25 @@ class RustFile:
     def _module_of(self, sym: _RSym) -> _Module:
         return sym.module
 
-    def dependencies(self, qualname: str) -> dict[str, str]:
-        """Every dependency of a symbol: label -> canonical text (see the module docstring)."""
+    def dependencies(self, qualname: str, rule: str = "precise") -> dict[str, str]:
+        """Every dependency of a symbol: label -> canonical text (see the module docstring).
+
+        Parameters
+        ----------
+        qualname
+            The symbol.
+        rule
+            Accepted for the gate's interface; Rust has one rule (a method
+            already depends only on the ``self.method()`` calls it makes and
+            its ``impl`` header), so ``"precise"`` and ``"wide"`` agree.
+
+        Returns
+        -------
+        dict
+            Label -> canonical text, labels sorted.
+        """
+        if rule not in ("precise", "wide"):
+            raise NotesError(f"dependency rule must be 'precise' or 'wide', got {rule!r}")
         sym = self._by_qualname.get(qualname)
         if sym is None:
             raise NotesError(f"{self.path!r} defines no symbol {qualname!r}")
@@ -475,15 +495,34 @@ class RustFile:
             start = ("tl", sym.qualname.rsplit("::", 1)[0], sym.name)
         else:
             start = ("m", sym.module.prefix, sym.name)
-        todo, done = [start], {}
-        while todo:
-            item = todo.pop()
+        todo: deque[tuple[tuple[str, str, str], int]] = deque([(start, 0)])
+        done: dict[tuple[str, str, str], str] = {}
+        depth: dict[tuple[str, str, str], int] = {}
+        while todo:  # breadth first, so each dependency's depth is its distance from the symbol
+            item, level = todo.popleft()
             if item in done:
                 continue
             text, reads = self._record(item, own)
             done[item] = text
-            todo.extend(r for r in reads if r not in done)
+            depth[item] = level
+            todo.extend((r, level + 1) for r in sorted(reads) if r not in done)
+        self.depths = {}
+        for item in sorted(done):
+            label = self._label(item)
+            self.depths[label] = min(depth[item], self.depths.get(label, depth[item]))
         return {self._label(item): done[item] for item in sorted(done)}
+
+
+    def dependency_depths(self, qualname: str) -> dict[str, int]:
+        """Label -> distance from the symbol in the dependency graph (0: its own binding)."""
+        self.dependencies(qualname)
+        return dict(self.depths)
+
+    def fallback_reason(self, qualname: str) -> str:
+        """Always ``""``: the Rust rule has no wide fallback (see :meth:`dependencies`)."""
+        if qualname not in self._by_qualname:
+            raise NotesError(f"{self.path!r} defines no symbol {qualname!r}")
+        return ""
 
 
 def _base_type(node: Any) -> str:

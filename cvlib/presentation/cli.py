@@ -23,6 +23,8 @@ from typing import Any
 import click
 
 from cvlib.core.errors import CvlibError, ParameterError
+from cvlib.core.executors import law_policies, policy_column, resolve_policies
+from cvlib.core.executors import policies as registered_policies
 from cvlib.core.validation import parse_int, shown
 from cvlib.experiments.law_check import law_rows
 from cvlib.models.cli import models
@@ -168,6 +170,25 @@ def _max_steps_option(command: Callable[..., Any]) -> Callable[..., Any]:
     )(command)
 
 
+def _policy_option(command: Callable[..., Any]) -> Callable[..., Any]:
+    return click.option(
+        "--policy",
+        "policy_names",
+        multiple=True,
+        metavar="NAME",
+        help="An executor to run (repeatable, in order): a registered name (`cvlib policies` lists them) "
+        "or module:attribute; default the article's two.",
+    )(command)
+
+
+def _chosen(policy_names: tuple[str, ...]) -> list[str] | None:
+    """The ``--policy`` values, checked before anything runs (None when none were given)."""
+    if not policy_names:
+        return None
+    resolve_policies(policy_names)  # an unknown name fails here, in one line listing the registered ones
+    return list(policy_names)
+
+
 @click.group(cls=_CvlibGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="cvlib")
 @_debug_option
@@ -183,6 +204,15 @@ def list_scenarios() -> None:
         click.echo(f"{definition.name}: {definition.description}")
         for p in definition.params:
             click.echo(f"    {p.name} = {p.default!r}  ({p.help})")
+
+
+@main.command("policies")
+@_debug_option
+def list_policies() -> None:
+    """List the registered executors (policies), including those installed packages announce."""
+    for name, policy in registered_policies().items():
+        doc = (type(policy).__doc__ or "").strip().splitlines()
+        click.echo(f"{name}: {doc[0] if doc else type(policy).__name__}")
 
 
 def _parse_params(name: str, pairs: tuple[str, ...]) -> dict[str, Any]:
@@ -214,20 +244,23 @@ def _table(run) -> str:
         ("stale decisions", "decisions_on_stale_deps"),
         ("SCUR", "scur"),
     ]
-    b, v = run.baseline.to_dict(), run.validity_aware.to_dict()
+    results = [(name.replace("_", "-"), r.to_dict()) for name, r in run.results.items()]
     width = max(len(label) for label, _ in rows)
-    lines = [f"{'':<{width}}  {'baseline':>10}  {'validity-aware':>14}"]
+    columns = [max(10, len(header)) for header, _ in results]
+    lines = [f"{'':<{width}}" + "".join(f"  {header:>{w}}" for (header, _), w in zip(results, columns))]
     for label, key in rows:
         fmt = (lambda x: f"{x:.2f}") if key == "scur" else str
-        lines.append(f"{label:<{width}}  {fmt(b[key]):>10}  {fmt(v[key]):>14}")
+        lines.append(f"{label:<{width}}" + "".join(f"  {fmt(d[key]):>{w}}" for (_, d), w in zip(results, columns)))
     return "\n".join(lines)
 
 
-_RUN_HELP = f"""Run scenario NAME on both executors.
+_RUN_HELP = f"""Run scenario NAME on the executors being compared (by default the article's two).
 
 NAME is one of {", ".join(SCENARIOS)}; `cvlib list` describes each, with its
 parameters and their defaults. Override a parameter with -p, e.g.
-`cvlib run A -p depth=6 -p change_tick=2`.
+`cvlib run A -p depth=6 -p change_tick=2`. Choose the executors with
+--policy, repeated, in order: a registered name (`cvlib policies`) or
+module:attribute, e.g. `cvlib run A --policy baseline --policy timestamp_only`.
 """
 
 
@@ -235,11 +268,13 @@ parameters and their defaults. Override a parameter with -p, e.g.
 @click.argument("name")
 @click.option("--param", "-p", "pairs", multiple=True, metavar="KEY=VALUE", help="Override a scenario parameter.")
 @click.option("--json", "as_json", is_flag=True, help="Print the run as JSON instead of a table.")
+@_policy_option
 @_max_steps_option
 @_debug_option
-def run(name: str, pairs: tuple[str, ...], as_json: bool, max_steps: int | None) -> None:
+def run(name: str, pairs: tuple[str, ...], as_json: bool, policy_names: tuple[str, ...], max_steps: int | None) -> None:
+    chosen = _chosen(policy_names)
     with size_limits(steps=max_steps):
-        result = run_scenario(name, **_parse_params(name, pairs))
+        result = run_scenario(name, policies=chosen, **_parse_params(name, pairs))
     if as_json:
         click.echo(json.dumps(result.to_dict(), indent=2, sort_keys=True))
         return
@@ -249,11 +284,17 @@ def run(name: str, pairs: tuple[str, ...], as_json: bool, max_steps: int | None)
 
 
 @main.command("law")
+@_policy_option
 @_debug_option
-def law() -> None:
-    """Check the closed-form PFW law on the 15 published cases; exit 1 on any mismatch."""
-    rows = law_rows()
-    keys = ("case", "closure_size", "change_tick", "expected_pfw", "actual_pfw", "match")
+def law(policy_names: tuple[str, ...]) -> None:
+    """Check the closed-form PFW law on the 15 published cases; exit 1 on any mismatch.
+
+    The law predicts the baseline's doomed work; each --policy adds that executor's PFW as a column.
+    """
+    chosen = _chosen(policy_names)
+    rows = law_rows(policies=chosen)
+    extra = tuple(policy_column(p.name, "pfw") for p in law_policies(chosen)[1:])
+    keys = ("case", "closure_size", "change_tick", "expected_pfw", "actual_pfw", "match", *extra)
     click.echo(_text_table(rows, keys))
     matches = sum(1 for row in rows if row["match"])
     click.echo(f"\n{matches} of {len(rows)} cases match the closed-form law")
@@ -273,24 +314,33 @@ def _text_table(rows: list[dict[str, Any]], keys: tuple[str, ...]) -> str:
 @main.command("spec")
 @click.argument("path", type=click.Path(exists=True, dir_okay=False))
 @click.option("--json", "as_json", is_flag=True, help="Print the run as JSON instead of a table.")
+@_policy_option
 @_max_steps_option
 @_debug_option
-def spec(path: str, as_json: bool, max_steps: int | None) -> None:
+def spec(path: str, as_json: bool, policy_names: tuple[str, ...], max_steps: int | None) -> None:
     """Run the scenario described by the spec file PATH (YAML or JSON).
 
     A spec file is one mapping with the keys: name (required); title and
     description (for its book page); facts (required: a list of id, value and
-    optional valid_until); plan (required: a generator, chain, branching or
-    multi_branch, with its params, or explicit steps with id, kind, requires
-    and after); events (a list of tick, fact, kind replace or ambiguous,
-    new_value, ground_truth_changed); at_risk; and budget (null computes it).
+    optional valid_until); plan (required: a generator, chain (num_actions
+    for a staged chain), branching, multi_branch, layered, fan_out or random,
+    with its params, or explicit steps with id, kind, requires and after);
+    events (a list of tick, fact, kind replace or ambiguous, new_value,
+    ground_truth_changed); silent_changes (a list of tick and fact, changes
+    no signal announces); supports (fact id -> the resource it rests on);
+    resource_events (a list of tick, resource and up, false for an outage);
+    rules (execution rules: recovery, budget_rule, verification, verify_policy,
+    prior_change, ttl, ttl_refresh, checker, launder); at_risk; budget (null
+    computes it); and policies (the executors to compare; --policy overrides it).
 
-    Example: data/scenarios/two_suppliers.yaml. The book page "The spec file
+    Examples: data/scenarios/two_suppliers.yaml (a page of the book) and
+    data/scenarios/warehouse_outage.yaml (rules and an outage). The book page "The spec file
     format" (book/spec_format.md) documents every key, and
     `bash scripts/book.sh --spec PATH` turns a spec file into a page of the book.
     """
+    chosen = _chosen(policy_names)
     with size_limits(steps=max_steps):
-        result = run_spec(path)
+        result = run_spec(path, policies=chosen)
     if as_json:
         click.echo(json.dumps(result.to_dict(), indent=2, sort_keys=True, default=str))
         return

@@ -14,7 +14,19 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from cvlib.core.errors import ParameterError
-from cvlib.presentation.style import ACCENTS, FONT_SIZES, LABELS, PALETTE, SERIES, legend_below, new_figure
+from cvlib.core.graph import PlanGraph, numeric_id_key
+from cvlib.presentation.style import (
+    ACCENTS,
+    EXECUTOR_COLOURS,
+    FONT_SIZES,
+    LABELS,
+    PALETTE,
+    SERIES,
+    legend_below,
+    new_figure,
+    policy_colour,
+    policy_label,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
@@ -98,6 +110,8 @@ def window_surface_figure(panels: Sequence[tuple[str, pd.DataFrame]], vmax: int 
             if not np.isnan(value):
                 ax.text(c, r, f"{int(value)}", ha="center", va="center", fontsize=_NOTE,
                         color="white" if value < 0.6 * vmax else "black")
+    if image is None:
+        raise ParameterError("the window surface needs at least one panel")
     for ax in axes.flat[len(panels):]:
         ax.set_visible(False)
     for ax in axes[-1]:
@@ -232,11 +246,13 @@ def checker_figure(table: pd.DataFrame, x: str, metrics: Sequence[str], hue: str
     rows = -(-len(metrics) // cols)
     fig, axes = new_figure(rows, cols, height=2.35 * rows + 0.8, squeeze=False, sharex=True)
     series = list(dict.fromkeys(table[hue]))
-    colours = {name: CHECKER_COLOURS.get(name, SERIES[k % len(SERIES)]) for k, name in enumerate(series)}
+    colours = _series_colours(hue, series)
+    dashed = {name for name in series if hue == "checker" and name not in CHECKER_COLOURS}
     for ax, metric in zip(axes.flat, metrics):
         for name in series:
             part = table[table[hue] == name].sort_values(x)
-            ax.plot(part[x], part[metric], marker="o", markersize=4, color=colours[name])
+            ax.plot(part[x], part[metric], marker="o", markersize=4, color=colours[name],
+                    linestyle="--" if name in dashed else "-")
         ax.set_title(METRIC_LABELS.get(metric, metric.replace("_", " ")), fontsize=FONT_SIZES["text"], loc="left")
         if metric in {"completion_rate", "mean_scur"}:
             ax.set_ylim(-0.05, 1.05)
@@ -244,14 +260,46 @@ def checker_figure(table: pd.DataFrame, x: str, metrics: Sequence[str], hue: str
         ax.set_visible(False)
     for ax in axes[-1]:
         ax.set_xlabel("time to live, TTL (ticks)" if x == "ttl" else x.replace("_", " "))
-    handles = [Line2D([], [], color=colours[n], marker="o", markersize=4, label=_series_label(hue, n)) for n in series]
+    handles = [Line2D([], [], color=colours[n], marker="o", markersize=4, linestyle="--" if n in dashed else "-",
+                      label=_series_label(hue, n)) for n in series]
     legend_below(fig, handles, ncols=2)
     return fig
 
 
+def _series_colours(hue: str, series: Sequence[Any]) -> dict[Any, str]:
+    """A colour per series: the checkers' own, an executor's (dashed, a free colour if its own is taken), else in turn."""
+    if hue != "checker":
+        return {name: SERIES[k % len(SERIES)] for k, name in enumerate(series)}
+    colours = {name: CHECKER_COLOURS[name] for name in series if name in CHECKER_COLOURS}
+    for name in series:
+        if name in colours:
+            continue
+        colour = policy_colour(str(name))
+        if colour in colours.values():
+            colour = next((c for c in EXECUTOR_COLOURS if c not in colours.values()), colour)
+        colours[name] = colour
+    return {name: colours[name] for name in series}
+
+
+def checker_label(name: str) -> str:
+    """A row of the operational comparison as a reader names it: a checker, or an executor beside them.
+
+    Parameters
+    ----------
+    name : str
+        A ``checker`` value of :func:`cvlib.experiments.time_and_operational.operational_comparison`.
+
+    Returns
+    -------
+    str
+        :data:`CHECKER_LABELS`' words, or e.g. ``"timestamp-only executor"``.
+    """
+    return CHECKER_LABELS.get(name, f"{policy_label(name).lower()} executor")
+
+
 def _series_label(hue: str, name: Any) -> str:
     if hue == "checker":
-        return CHECKER_LABELS.get(str(name), str(name))
+        return checker_label(str(name))
     if hue == "rate":
         return f"silent-change rate {float(name):g} per tick"
     return str(name)
@@ -343,6 +391,89 @@ def law_at_scale_figure(rows: pd.DataFrame) -> Figure:
     return fig
 
 
+def _layers(plan: PlanGraph) -> dict[str, tuple[int, int]]:
+    """Each step's (layer, row): the layer is its longest path from a source, the row its rank in the layer by numeric id."""
+    depth: dict[str, int] = {}
+    for step, _ in plan.ordered_steps():
+        depth[step.id] = 1 + max((depth[p] for p in step.predecessors), default=-1)
+    by_layer: dict[int, list[str]] = {}
+    for step_id, layer in depth.items():
+        by_layer.setdefault(layer, []).append(step_id)
+    return {
+        step_id: (layer, row)
+        for layer, ids in by_layer.items()
+        for row, step_id in enumerate(sorted(ids, key=numeric_id_key))
+    }
+
+
+def tie_break_figure(plan: PlanGraph, tie_breaks: Sequence[str] = ("string", "numeric")) -> Figure:
+    """A plan drawn layer by layer, once per tie-break, each step marked by whether the baseline reaches it.
+
+    The baseline executes the order up to its first action and stops there
+    (under the article's rules), so a step placed after the action is never
+    executed. Drawing the same plan under each tie-break shows where the
+    string order puts the action too early.
+
+    Parameters
+    ----------
+    plan:
+        The plan (a small diamond: every step and link is drawn).
+    tie_breaks:
+        Tie-breaks (:data:`cvlib.core.graph.TIE_BREAKS`), one panel each, top to bottom.
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        Layers left to right; filled markers run before the action, the star
+        is the action, hollow markers come after it and never run.
+    """
+    if not tie_breaks:
+        raise ParameterError("tie_break_figure needs at least one tie-break")
+    where = _layers(plan)
+    rows = 1 + max(row for _, row in where.values())
+    fig, axes = new_figure(len(tie_breaks), 1, height=(1.1 + 0.32 * rows) * len(tie_breaks) + 0.5, squeeze=False)
+    titles = {"string": "Ids compared as strings (the article's order)", "numeric": "Ids compared as numbers"}
+    handles: list[Any] = []
+    for ax, tie_break in zip(axes[:, 0], tie_breaks):
+        ordered = plan.with_tie_break(tie_break)
+        order = ordered.topological_order()
+        first = ordered.run_columns().actions[0]
+        for step in plan:
+            x1, y1 = where[step.id]
+            for p in step.predecessors:
+                x0, y0 = where[p]
+                ax.plot([x0, x1], [y0, y1], color="#CCCCCC", linewidth=0.5, zorder=1)
+        groups = {"ran": order[:first], "action": order[first : first + 1], "after": order[first + 1 :]}
+        styles = {
+            "ran": {"color": PALETTE["baseline"], "marker": "o", "s": 26, "label": "run before the action"},
+            "action": {"color": ACCENTS["law"], "marker": "*", "s": 170, "label": "the action"},
+            "after": {"facecolor": "white", "edgecolor": ACCENTS["law"], "marker": "o", "s": 34,
+                      "label": "after it: never run"},
+        }
+        drawn = []
+        for name, ids in groups.items():
+            xs = [where[i][0] for i in ids]
+            ys = [where[i][1] for i in ids]
+            drawn.append(ax.scatter(xs, ys, zorder=3, linewidth=0.9, **styles[name]))
+        if not handles:
+            handles = drawn
+        action_x, action_y = where[order[first]]
+        after = len(order) - 1 - first
+        ax.annotate(f"the action: {first} steps before it, {after} after it", (action_x, action_y),
+                    xytext=(-10, 9), textcoords="offset points", ha="right", va="bottom", fontsize=_NOTE)
+        ax.set_title(titles.get(tie_break, tie_break), loc="left")
+        ax.set_xlabel("layer")
+        ax.set_ylabel("step in layer")
+        ax.set_ylim(rows - 0.5, -2.2)
+        layers = 1 + max(layer for layer, _ in where.values())
+        ax.set_xlim(-0.5, layers - 0.5)
+        ax.set_xticks(range(layers))
+        ax.set_yticks([])
+        ax.grid(False)
+    legend_below(fig, handles, ncols=3)
+    return fig
+
+
 __all__ = [
     "CHECKER_COLOURS",
     "CHECKER_LABELS",
@@ -353,8 +484,10 @@ __all__ = [
     "POLICY_LABELS",
     "change_figure",
     "checker_figure",
+    "checker_label",
     "exposure_figure",
     "law_at_scale_figure",
     "policy_figure",
+    "tie_break_figure",
     "window_surface_figure",
 ]

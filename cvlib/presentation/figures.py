@@ -25,6 +25,8 @@ from cvlib.presentation.style import (
     PALETTE,
     legend_below,
     new_figure,
+    policy_colours,
+    policy_label,
     set_style,
 )
 
@@ -35,7 +37,6 @@ if TYPE_CHECKING:  # pragma: no cover
     from cvlib.core.trace import Trace
     from cvlib.scenarios.setup import ScenarioRun
 
-_EXECUTORS = ("baseline", "validity_aware")
 _NOTE = FONT_SIZES["annotation"]
 
 #: How each scenario of the law's cases is named on the law figure.
@@ -56,7 +57,7 @@ def mechanism_figure(
     budget: int | None = None,
     title: str | None = None,
 ) -> Figure:
-    """Both executors' step traces on one time axis, one lane each: the article's mechanism diagram.
+    """Each executor's step trace on one time axis, one lane each (top to bottom in order): the article's mechanism diagram.
 
     Every spent step is a box: a light box is a step on facts that still hold,
     a hatched box is doomed work (pre-failure work), ``?`` a paid
@@ -67,7 +68,8 @@ def mechanism_figure(
     Parameters
     ----------
     traces:
-        ``{"baseline": Trace, "validity_aware": Trace}`` from :func:`cvlib.core.trace.trace_both`.
+        ``{"baseline": Trace, "validity_aware": Trace}`` from :func:`cvlib.core.trace.trace_both`
+        (any executors, any number of them: one lane each, in the mapping's order).
     markers:
         ``(tick, label)`` pairs to mark, e.g. ``[(1, "price $420 → $610")]``:
         the moments the world changes. Labels are stacked so they never overlap.
@@ -83,9 +85,10 @@ def mechanism_figure(
     """
     from matplotlib.patches import Patch, Rectangle
 
-    missing = [name for name in _EXECUTORS if name not in traces]
-    if missing:
-        raise ParameterError(f"mechanism_figure needs traces for {', '.join(_EXECUTORS)}; missing {missing}")
+    if not traces:
+        raise ParameterError("mechanism_figure needs at least one trace, e.g. cv.trace.trace_both(setup)")
+    names = list(traces)
+    colours = policy_colours(names)
     markers = sorted(markers)
     total = max([e.end for t in traces.values() for e in t.entries] + [budget or 0, 1] + [t for t, _ in markers])
     # marker labels sit in rows above the lanes; a new row whenever a label would run into the previous one
@@ -100,15 +103,15 @@ def mechanism_figure(
             rows.append(0.0)
         rows[row] = tick + length
         placed.append((tick, text, row))
-    lanes_top = 1.4
+    lanes_top = len(names) - 0.6
     label_rows = len(rows)
-    fig, ax = new_figure(height=2.9 + 0.28 * label_rows)
-    lanes = {"baseline": 1, "validity_aware": 0}
+    fig, ax = new_figure(height=2.9 + 0.28 * label_rows + 0.75 * max(len(names) - 2, 0))
+    lanes = {name: len(names) - 1 - k for k, name in enumerate(names)}
     height = 0.6
     longest = max((len(e.step_id) for t in traces.values() for e in t.entries), default=0)
     label_boxes = 0.62 * _NOTE / 72 * longest <= 0.9 * unit  # step ids only where they fit under their box
     for name, lane in lanes.items():
-        colour = PALETTE[name]
+        colour = colours[name]
         for e in traces[name].entries:
             y = lane - height / 2
             kind = str(e.kind)
@@ -148,9 +151,9 @@ def mechanism_figure(
         ax.text(budget - 0.08, -0.62, f"budget {budget}", fontsize=_NOTE, color="#333333", va="center", ha="right")
     ax.set_xlim(-0.2, total + 1.5)
     ax.set_ylim(-0.8, top + 0.1)
-    ax.set_yticks([1, 0], [LABELS["baseline"], LABELS["validity_aware"]])
-    for tick, name in zip(ax.get_yticklabels(), _EXECUTORS):
-        tick.set_color(PALETTE[name])
+    ax.set_yticks(list(lanes.values()), [policy_label(name) for name in lanes])
+    for tick, name in zip(ax.get_yticklabels(), lanes):
+        tick.set_color(colours[name])
         tick.set_fontweight("bold")
     ax.set_xlabel("steps spent (the world's clock, in ticks)")
     ax.grid(axis="y", visible=False)
@@ -279,10 +282,11 @@ def isolation_figure(isolation: pd.DataFrame) -> Figure:
     ax.set_ylim(0, 118)
     ax.grid(axis="x", visible=False)
     right = ax.twinx()
-    right.plot(positions, isolation["baseline_pfw"], marker="o", color=PALETTE["baseline"], linewidth=2,
-               label="baseline doomed steps (right axis)")
-    right.plot(positions, isolation["validity_aware_pfw"], marker="o", color=PALETTE["validity_aware"], linewidth=2,
-               label="validity-aware doomed steps (right axis)")
+    shown = _policies_in(isolation, "pfw")
+    colours = policy_colours(shown)
+    for name in shown:
+        right.plot(positions, isolation[f"{name}_pfw"], marker="o", color=colours[name], linewidth=2,
+                   label=f"{policy_label(name).lower()} doomed steps (right axis)")
     for pos, value in zip(positions, isolation["baseline_pfw"]):
         right.annotate(str(int(value)), (pos, value), xytext=(0, 7), textcoords="offset points", ha="center",
                        color=PALETTE["baseline"], fontsize=_NOTE)
@@ -315,11 +319,13 @@ def budget_sweep_figure(sweep: pd.DataFrame, window: Sequence[int]) -> Figure:
         The x axis runs from generous to tight, as the sweep does.
     """
     fig, ax = new_figure(height=3.2)
-    offsets = {"baseline": 0.04, "validity_aware": -0.04}
-    for name, column in (("baseline", "baseline_completed"), ("validity_aware", "validity_aware_completed")):
-        y = sweep[column].astype(int) + offsets[name]
-        ax.plot(sweep["budget"], y, marker="o", drawstyle="steps-mid", color=PALETTE[name], linewidth=2,
-                label=LABELS[name])
+    shown = _policies_in(sweep, "completed")
+    colours = policy_colours(shown)
+    for k, name in enumerate(shown):
+        offset = 0.04 - 0.08 * k / (len(shown) - 1) if len(shown) > 1 else 0.0  # lines that coincide stay visible
+        y = sweep[f"{name}_completed"].astype(int) + offset
+        ax.plot(sweep["budget"], y, marker="o", drawstyle="steps-mid", color=colours[name], linewidth=2,
+                label=policy_label(name))
     if len(window):
         lo, hi = min(window), max(window)
         ax.axvspan(lo - 0.5, hi + 0.5, color=ACCENTS["window"], alpha=0.18, zorder=0)
@@ -330,8 +336,17 @@ def budget_sweep_figure(sweep: pd.DataFrame, window: Sequence[int]) -> Figure:
     ax.set_yticks([0, 1], ["fails", "completes"])
     ax.set_ylim(-0.3, 1.3)
     ax.set_xlabel("step budget (generous → tight)")
-    legend_below(fig, ax.get_lines(), ncols=2)
+    legend_below(fig, ax.get_lines(), ncols=min(len(shown), 3))
     return fig
+
+
+def _policies_in(frame: pd.DataFrame, metric: str) -> list[str]:
+    """The executors with a ``{policy}_{metric}`` column in ``frame``, in column order."""
+    suffix = f"_{metric}"
+    names = [c[: -len(suffix)] for c in frame.columns if c.endswith(suffix) and c != f"predicted{suffix}"]
+    if not names:
+        raise ParameterError(f"no executor columns ending {suffix!r}; the frame has {list(frame.columns)}")
+    return names
 
 
 def steps_comparison_figure(runs: Mapping[str, ScenarioRun]) -> Figure:
@@ -354,11 +369,13 @@ def steps_comparison_figure(runs: Mapping[str, ScenarioRun]) -> Figure:
         raise ParameterError("steps_comparison_figure needs at least one run")
     fig, ax = new_figure(height=3.4)
     x = np.arange(len(labels))
-    width = 0.36
-    for k, name in enumerate(_EXECUTORS):
-        results = [getattr(runs[label], name) for label in labels]
-        pos = x + (k - 0.5) * width
-        ax.bar(pos, [r.steps_used for r in results], width, color=PALETTE[name], label=LABELS[name])
+    shown = [n for n in runs[labels[0]].results if all(n in r.results for r in runs.values())]
+    colours = policy_colours(shown)
+    width = 0.72 / len(shown)
+    for k, name in enumerate(shown):
+        results = [runs[label].results[name] for label in labels]
+        pos = x + (k - (len(shown) - 1) / 2) * width
+        ax.bar(pos, [r.steps_used for r in results], width, color=colours[name], label=policy_label(name))
         for p, r in zip(pos, results):
             note = f"{r.steps_used}"
             if r.verifications:
@@ -366,10 +383,10 @@ def steps_comparison_figure(runs: Mapping[str, ScenarioRun]) -> Figure:
             ax.text(p, r.steps_used + 0.15, note, ha="center", va="bottom", fontsize=_NOTE)
     ax.set_xticks(x, labels)
     ax.set_ylabel("steps used")
-    top = max(getattr(r, n).steps_used for r in runs.values() for n in _EXECUTORS)
+    top = max(r.results[n].steps_used for r in runs.values() for n in shown)
     ax.set_ylim(0, top * 1.4 + 1)
     ax.grid(axis="x", visible=False)
-    legend_below(fig, ax.patches[:: len(labels)], [LABELS[n] for n in _EXECUTORS], ncols=2)
+    legend_below(fig, ax.patches[:: len(labels)], [policy_label(n) for n in shown], ncols=min(len(shown), 3))
     return fig
 
 

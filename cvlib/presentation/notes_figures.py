@@ -15,14 +15,15 @@ from typing import TYPE_CHECKING
 
 from cvlib.core.errors import ParameterError
 from cvlib.notes.history import STATUS_COLOURS, STATUS_ORDER
+from cvlib.notes.views import PROJECT_NAMES as _NAMES
 from cvlib.presentation.style import PALETTE, SERIES, legend_below, new_figure
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
     from matplotlib.figure import Figure
 
-#: The symbol-only and dependency-aware gates, the same in every notes figure.
-GATE_COLOURS: dict[str, str] = {"symbol-only": SERIES[2], "dependency-aware": PALETTE["validity_aware"]}
+#: The symbol-only, wide and precise (dependency-aware, the gate's rule) gates, the same in every notes figure.
+GATE_COLOURS: dict[str, str] = {"symbol-only": SERIES[2], "wide": SERIES[3], "dependency-aware": PALETTE["validity_aware"]}
 #: Stale outcomes in the baseline's colour, true notes and the gate in the validity-aware one.
 OUTCOME_COLOURS: dict[str, str] = {
     "stale": PALETTE["baseline"],
@@ -31,7 +32,7 @@ OUTCOME_COLOURS: dict[str, str] = {
     "symbol": SERIES[1],
 }
 #: How the projects of the release histories are written.
-PROJECT_NAMES: dict[str, str] = {"requests": "Requests", "flask": "Flask", "httpie": "HTTPie"}
+PROJECT_NAMES: dict[str, str] = dict(_NAMES)
 #: Colours of the three projects.
 PROJECT_COLOURS: tuple[str, ...] = (SERIES[0], SERIES[1], SERIES[2], SERIES[3], SERIES[4])
 
@@ -48,7 +49,7 @@ def _release_ticks(ax, rows: pd.DataFrame, names: Sequence[str]) -> None:
 
 
 def gate_comparison_figure(comparison: pd.DataFrame, versions: Mapping[str, Sequence[str]], projects: Sequence[str]) -> Figure:
-    """Notes withheld per 100 under each gate, release step by release step, one panel per project.
+    """Notes withheld per 100 under each of the three gates, release step by release step, one panel per project.
 
     Parameters
     ----------
@@ -62,28 +63,30 @@ def gate_comparison_figure(comparison: pd.DataFrame, versions: Mapping[str, Sequ
     Returns
     -------
     matplotlib.figure.Figure
-        Paired bars; the gap between them is what the symbol-only gate showed stale.
+        Three bars per step (symbol-only, wide, precise); the gap between the
+        first and the last is what the symbol-only gate showed stale.
     """
     if not projects:
         raise ParameterError("gate_comparison_figure needs at least one project")
     fig, axes = _release_axes(projects)
-    width = 0.42
+    width = 0.28
     bars = []
+    gates = [("withheld_symbol", "symbol-only", "symbol-only gate"), ("withheld_wide", "wide", "wide rule"),
+             ("withheld_dependency", "dependency-aware", "precise rule (the gate)")]
     for ax, project in zip(axes, projects):
         rows = comparison[comparison["project"] == project].reset_index(drop=True)
         x = range(len(rows))
         bars = [
-            ax.bar([i - width / 2 for i in x], 100 * rows["withheld_symbol"] / rows["notes"], width,
-                   color=GATE_COLOURS["symbol-only"], label="symbol-only gate"),
-            ax.bar([i + width / 2 for i in x], 100 * rows["withheld_dependency"] / rows["notes"], width,
-                   color=GATE_COLOURS["dependency-aware"], label="dependency-aware gate"),
+            ax.bar([i + (g - 1) * width for i in x], 100 * rows[column] / rows["notes"], width,
+                   color=GATE_COLOURS[colour], label=label)
+            for g, (column, colour, label) in enumerate(gates)
         ]
         _release_ticks(ax, rows, versions[project])
         ax.set_ylim(0, 100)
         ax.set_ylabel("withheld\nper 100 notes")
         ax.set_title(PROJECT_NAMES.get(project, project), loc="left")
     axes[-1].set_xlabel("release the notes are checked against (anchored one release earlier)")
-    legend_below(fig, bars, ncols=2)
+    legend_below(fig, bars, ncols=3)
     return fig
 
 

@@ -10,7 +10,10 @@ shows as the type) and calls :func:`check_parameters` right after it: every
 annotated parameter is checked against its type, a string given for a
 non-string parameter is read as YAML first, and a wrong value fails with a
 :class:`~cvlib.core.errors.ParameterError` that names the parameter as the reader
-typed it.
+typed it. A parameter called ``policies`` (the executors a chapter compares,
+``policies: list[str] = ["baseline", "validity_aware"]``) must also name
+registered executors or ``module:attribute`` references, checked before
+anything runs.
 """
 
 from __future__ import annotations
@@ -22,6 +25,10 @@ from numbers import Integral, Real
 from typing import Any
 
 from cvlib.core.errors import ParameterError
+from cvlib.core.executors import resolve_policies
+
+#: The parameter name under which a chapter takes the executors it compares.
+POLICIES_PARAMETER = "policies"
 
 #: Names an annotation written as a string (``"Optional[int]"``) may use.
 _ANNOTATION_NAMES: dict[str, Any] = {
@@ -98,6 +105,8 @@ def check_parameters(
         try:
             value = check_value(name, namespace[name], resolve_annotation(name, annotation))
             _check_bounds(name, value, bounds["minimum"].get(name), bounds["maximum"].get(name))
+            if name == POLICIES_PARAMETER:
+                _check_policies(value)
         except ParameterError as err:
             problem = str(err)
             break
@@ -106,6 +115,14 @@ def check_parameters(
         # Raised here, outside the handler, so the notebook shows this one frame and the message.
         raise ParameterError(problem)
     namespace.update(checked)  # nothing is replaced unless every parameter is good
+
+
+def _check_policies(value: Any) -> None:
+    """The ``policies`` parameter: executors that exist, each named once (the message names the parameter)."""
+    try:
+        resolve_policies(value)
+    except ParameterError as err:
+        raise ParameterError(f"parameter {POLICIES_PARAMETER}: {err}") from None
 
 
 def resolve_annotation(name: str, annotation: Any) -> Any:
@@ -266,9 +283,10 @@ def _check_bounds(name: str, value: Any, low: int | float | None, high: int | fl
     for i, item in enumerate(items):
         label = f"{name}[{i}]" if isinstance(value, list) else name
         if isinstance(item, Real) and not isinstance(item, bool):
-            if low is not None and item < low:
+            number = float(item)
+            if low is not None and number < low:
                 raise ParameterError(f"parameter {label} must be >= {low}, got {item}")
-            if high is not None and item > high:
+            if high is not None and number > high:
                 raise ParameterError(f"parameter {label} must be <= {high}, got {item}")
 
 

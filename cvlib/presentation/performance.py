@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from cvlib.core.errors import ParameterError
-from cvlib.core.paths import data_path
 from cvlib.presentation.figures import ACCENTS, PALETTE
+from cvlib.repository import data_path
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd

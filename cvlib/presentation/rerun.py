@@ -3,10 +3,10 @@
 Each chapter ends with one papermill command that re-executes it with other
 parameters, and one sentence naming a glued value and the way it moves. Both
 are rendered here, while the chapter executes, from the chapter's name and the
-parameters it changes, so the command on the page is the one its tests run:
-``tests/presentation/test_rerun_commands.py`` reads it from the executed chapter, runs it
-verbatim from the repository root, and checks that the named value moved the
-way the sentence says. The command writes into ``_runs/`` (ignored by git),
+parameters it changes, so the command on the page is the one the test suite
+runs: it reads the command from the executed chapter, runs it verbatim from
+the repository root, and checks that the named value moved the way the
+sentence says. The command writes into ``_runs/`` (ignored by git),
 so a rerun never leaves a notebook where the book would read it.
 """
 

@@ -18,8 +18,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from cvlib.core.errors import ParameterError, SpecError
-from cvlib.core.paths import project_root
-from cvlib.scenarios.spec import read_spec, setup_from_spec
+from cvlib.core.executors import (
+    ARTICLE_POLICIES,
+    BASELINE,
+    VALIDITY_AWARE,
+    PolicyLike,
+    policy_columns,
+    resolve_policies,
+)
+from cvlib.presentation.style import policy_label
+from cvlib.repository import project_root
+from cvlib.scenarios.spec import read_spec, setup_from_spec, spec_policies
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -40,6 +49,14 @@ class SpecPage:
     title: str
     description: str
     setup: ScenarioSetup
+    #: The executors the page compares, as named (registered names or ``module:attribute``): the article's
+    #: two first (its prose is about them), then the spec's others.
+    policies: tuple[str, ...] = ARTICLE_POLICIES
+
+    @property
+    def detailed(self) -> str:
+        """The executor whose run the page shows stretch by stretch: the validity-aware one."""
+        return VALIDITY_AWARE
 
     @property
     def shell_path(self) -> str:
@@ -98,7 +115,9 @@ def resolve_spec_path(spec: str | Path, root: Path | None = None) -> tuple[Path,
     return path, shown
 
 
-def load_spec_page(spec: str | Path, budget: int | None = None, root: Path | None = None) -> SpecPage:
+def load_spec_page(
+    spec: str | Path, budget: int | None = None, root: Path | None = None, policies: Sequence[str] | None = None
+) -> SpecPage:
     """Read a spec file for its page (a ``budget`` other than None replaces the file's budget).
 
     Parameters
@@ -109,11 +128,14 @@ def load_spec_page(spec: str | Path, budget: int | None = None, root: Path | Non
         A budget that replaces the file's, or None.
     root:
         The repository root (default: this checkout's).
+    policies:
+        Executors to compare instead of the spec's ``policies:``; either way
+        the article's two come first and the others follow, in order.
 
     Returns
     -------
     SpecPage
-        The page's setup, title, description and paths.
+        The page's setup, title, description, paths and executors.
     """
     path, shown = resolve_spec_path(spec, root)
     raw = read_spec(path)
@@ -121,7 +143,10 @@ def load_spec_page(spec: str | Path, budget: int | None = None, root: Path | Non
     if budget is not None:
         setup = replace(setup, budget=budget)
     title, description = page_text(raw)
-    return SpecPage(path, shown, page_name(path), title, description, setup)
+    asked = list(policies) if policies is not None else spec_policies(raw, shown) or []
+    resolve_policies(asked or None)  # a bad name fails here, in one line
+    chosen = (*ARTICLE_POLICIES, *(p for p in asked if p not in ARTICLE_POLICIES))
+    return SpecPage(path, shown, page_name(path), title, description, setup, chosen)
 
 
 def page_text(raw: dict[str, Any]) -> tuple[str, str]:
@@ -142,8 +167,10 @@ def page_text(raw: dict[str, Any]) -> tuple[str, str]:
     return " ".join(str(title).split()), str(description).strip()
 
 
-def outcomes_by_budget(setup: ScenarioSetup, budgets: Sequence[int] | None = None) -> pd.DataFrame:
-    """Both executors under each budget: whether each completes and the steps it used.
+def outcomes_by_budget(
+    setup: ScenarioSetup, budgets: Sequence[int] | None = None, *, policies: Sequence[PolicyLike] | None = None
+) -> pd.DataFrame:
+    """Each executor under each budget: whether it completes and the steps it used.
 
     By default the budgets run from one above what the hungrier executor
     needs (or the spec's budget, if larger) down to two below what the
@@ -156,54 +183,79 @@ def outcomes_by_budget(setup: ScenarioSetup, budgets: Sequence[int] | None = Non
         The scenario; only its budget is replaced.
     budgets
         The budgets to try, in the order to show them.
+    policies
+        The executors, in order; None is the article's two.
 
     Returns
     -------
     pandas.DataFrame
-        One row per budget: ``budget``, ``baseline_completed``,
-        ``validity_aware_completed``, ``baseline_steps``, ``validity_aware_steps``, ``completed``.
+        One row per budget: ``budget``, each executor's ``{policy}_completed``,
+        then each one's ``{policy}_steps``, and ``completed`` (how many completed).
     """
     import pandas as pd
 
     if budgets is None:
-        budgets = default_budgets(setup)
+        budgets = default_budgets(setup, policies=policies)
     rows = []
     for b in budgets:
-        run = replace(setup, budget=int(b)).run()
+        run = replace(setup, budget=int(b)).run(policies=policies)
         rows.append(
             {
                 "budget": int(b),
-                "baseline_completed": run.baseline.completed,
-                "validity_aware_completed": run.validity_aware.completed,
-                "baseline_steps": run.baseline.steps_used,
-                "validity_aware_steps": run.validity_aware.steps_used,
-                "completed": int(run.baseline.completed) + int(run.validity_aware.completed),
+                **policy_columns(run.results, ("completed", "steps")),
+                "completed": sum(int(r.completed) for r in run.results.values()),
             }
         )
     return pd.DataFrame(rows)
 
 
-def default_budgets(setup: ScenarioSetup) -> list[int]:
-    """Budgets from just above what both executors need down to just below what either needs.
+def budget_columns(table: pd.DataFrame) -> dict[str, str]:
+    """The human column names of an :func:`outcomes_by_budget` table: the budget, who completes, how many.
+
+    Parameters
+    ----------
+    table:
+        The table of :func:`outcomes_by_budget`.
+
+    Returns
+    -------
+    dict
+        Column to name, e.g. ``{"budget": "Budget", "baseline_completed": "Baseline completes", ...}``.
+    """
+    suffix = "_completed"
+    names = [c[: -len(suffix)] for c in table.columns if c.endswith(suffix)]
+    return {
+        "budget": "Budget",
+        **{f"{n}{suffix}": f"{policy_label(n)} completes" for n in names},
+        "completed": "Executors completing",
+    }
+
+
+def default_budgets(setup: ScenarioSetup, *, policies: Sequence[PolicyLike] | None = None) -> list[int]:
+    """Budgets from just above what every executor needs down to just below what any needs.
 
     Parameters
     ----------
     setup:
         The scenario.
+    policies:
+        The executors, in order; None is the article's two.
 
     Returns
     -------
     list of int
         The budgets, from generous to tight.
     """
-    generous = replace(setup, budget=4 * (len(setup.plan) + setup.budget) + 10).run()
+    generous = replace(setup, budget=4 * (len(setup.plan) + setup.budget) + 10).run(policies=policies)
     needs = [r.steps_used for r in generous.results.values()]
     high = max(max(needs), setup.budget) + 1
     low = max(0, min(needs) - 2)
     return list(range(high, low - 1, -1))
 
 
-def rerun_budget(setup: ScenarioSetup, completed_now: int) -> tuple[int, int]:
+def rerun_budget(
+    setup: ScenarioSetup, completed_now: int, *, policies: Sequence[PolicyLike] | None = None
+) -> tuple[int, int]:
     """A budget at which a different number of executors complete, and that number.
 
     The nearest tighter budget at which fewer complete when any complete now,
@@ -216,6 +268,8 @@ def rerun_budget(setup: ScenarioSetup, completed_now: int) -> tuple[int, int]:
         The scenario.
     completed_now:
         How many executors complete at the spec's budget.
+    policies:
+        The executors, in order; None is the article's two.
 
     Returns
     -------
@@ -227,8 +281,8 @@ def rerun_budget(setup: ScenarioSetup, completed_now: int) -> tuple[int, int]:
     else:
         candidates = range(setup.budget + 1, 4 * (len(setup.plan) + setup.budget) + 12)
     for b in candidates:
-        run = replace(setup, budget=b).run()
-        completed = int(run.baseline.completed) + int(run.validity_aware.completed)
+        run = replace(setup, budget=b).run(policies=policies)
+        completed = sum(int(r.completed) for r in run.results.values())
         if completed != completed_now:
             return b, completed
     raise ParameterError(f"no budget changes how many executors complete {setup.name!r}")
@@ -352,6 +406,8 @@ def budget_words(table: pd.DataFrame) -> str:
     str
         Two sentences.
     """
+    others = [c[: -len("_completed")] for c in table.columns
+              if c.endswith("_completed") and c[: -len("_completed")] not in ARTICLE_POLICIES]
     groups = {
         "both executors complete": table[table.baseline_completed & table.validity_aware_completed].budget,
         "only the validity-aware executor completes": table[~table.baseline_completed & table.validity_aware_completed].budget,
@@ -370,11 +426,19 @@ def budget_words(table: pd.DataFrame) -> str:
         verdict = "Each executor has budgets at which only it completes, so neither is better at every budget."
     else:
         verdict = "At no budget tried does exactly one executor complete: here the difference is in cost, not in outcome."
-    return f"{text}. {verdict}"
+    extra = "".join(f" {_completion_span(table, name)}" for name in others)
+    return f"{text}. {verdict}{extra}"
+
+
+def _completion_span(table: pd.DataFrame, name: str) -> str:
+    """One sentence on where another executor completes, beside the article's two."""
+    done = table[table[f"{name}_completed"]].budget
+    where = f"at {'a budget' if len(done) == 1 else 'budgets'} of {budget_list(done)}" if len(done) else "at no budget tried"
+    return f"{policy_label(name)} completes {where}."
 
 
 def event_words(setup: ScenarioSetup) -> str:
-    """What happens to the facts during the run, one clause per event or expiry, in tick order.
+    """What happens to the facts during the run, one clause per event, silent change, outage or expiry, in tick order.
 
     Parameters
     ----------
@@ -397,9 +461,19 @@ def event_words(setup: ScenarioSetup) -> str:
         else:
             text = f"at tick {e.tick} fact {e.fact_id} becomes {kind}"
         clauses.append((e.tick, text))
-    for f in setup.facts:
-        if f.valid_until is not None:
-            clauses.append((f.valid_until + 1, f"after tick {f.valid_until} fact {f.id} goes stale"))
+    for change in setup.silent_changes:
+        clauses.append((change.tick, f"at tick {change.tick} fact {change.fact_id} changes with no signal"))
+    for outage in setup.resource_events:
+        resting = ", ".join(sorted(f for f, r in setup.supports.items() if r == outage.resource))
+        what = "comes back" if outage.up else f"goes down (fact {resting} rests on it)"
+        clauses.append((outage.tick, f"at tick {outage.tick} resource {outage.resource} {what}"))
+    ttl = setup.rules.ttl if setup.rules is not None else None
+    if ttl is not None:  # the rules' time-to-live sets every fact's horizon
+        clauses.append((ttl + 1, f"after tick {ttl} every fact not re-verified goes stale (time-to-live {ttl})"))
+    else:
+        for f in setup.facts:
+            if f.valid_until is not None:
+                clauses.append((f.valid_until + 1, f"after tick {f.valid_until} fact {f.id} goes stale"))
     if not clauses:
         return "nothing happens to the facts"
     texts = [t for _, t in sorted(clauses, key=lambda c: c[0])]
@@ -407,12 +481,12 @@ def event_words(setup: ScenarioSetup) -> str:
 
 
 def findings(run: ScenarioRun) -> dict[str, Any]:
-    """The glue values of a spec page's "What we found", from one run of both executors.
+    """The glue values of a spec page's "What we found", from one run of the page's executors.
 
     Parameters
     ----------
     run:
-        One run of both executors.
+        One run of the article's two executors and any others.
 
     Returns
     -------
@@ -434,9 +508,34 @@ def findings(run: ScenarioRun) -> dict[str, Any]:
         "S_law_agrees": "agrees" if run.structure.predicted_baseline_pfw == b.pre_failure_work else "does not agree",
         "S_baseline_completed": completion_words(b.completed),
         "S_validity_completed": completion_words(v.completed),
-        "S_completed": int(b.completed) + int(v.completed),
+        "S_completed": sum(int(r.completed) for r in run.results.values()),
         "S_steps_compared": comparison_words(b.steps_used, v.steps_used),
         "S_baseline_replans_words": times_words(b.replans),
         "S_validity_replans_words": times_words(v.replans),
         "S_verifications_words": count_words(v.verifications, "verification"),
+        "S_other_executors": other_executors_words(run),
     }
+
+
+def other_executors_words(run: ScenarioRun) -> str:
+    """A sentence per executor beyond the article's two: its steps, doomed steps and whether it completed.
+
+    Parameters
+    ----------
+    run:
+        One run of the page's executors.
+
+    Returns
+    -------
+    str
+        Empty when only the article's two ran.
+    """
+    sentences = []
+    for name, r in run.results.items():
+        if name in (BASELINE, VALIDITY_AWARE):
+            continue
+        sentences.append(
+            f"{policy_label(name)} used {r.steps_used} steps, {r.pre_failure_work} of them doomed, with "
+            f"{count_words(r.verifications, 'verification')}, and {completion_words(r.completed)}."
+        )
+    return " ".join(sentences)

@@ -10,8 +10,10 @@ should be able to rely on:
 * text of at least :data:`MIN_FONT_PT` points at that size;
 * SVG output in the notebooks (crisp at any zoom, exact in size), with a
   fixed hash salt and no date so the same data gives the same bytes;
-* the same two colours for the two executors on every page
-  (:data:`PALETTE`), and their names written as words (:data:`LABELS`).
+* the same colour for an executor on every page: the article's two keep
+  :data:`PALETTE`'s, ``timestamp_only`` and any other policy get one of
+  :data:`EXECUTOR_COLOURS` chosen from its name (:func:`policy_colours`), and
+  every executor's name is written as words (:func:`policy_label`).
 
 :func:`figure_problems` checks a finished figure against these rules (width,
 font sizes, text that collides with other text or leaves the figure); the
@@ -20,10 +22,12 @@ tests run it on every figure function.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
 from cvlib.core.errors import ParameterError
+from cvlib.core.executors import policies as registered_policies
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.figure import Figure
@@ -38,6 +42,83 @@ PALETTE: dict[str, str] = {"baseline": "#D55E00", "validity_aware": "#0072B2"}
 
 #: The executors' names as a reader sees them.
 LABELS: dict[str, str] = {"baseline": "Baseline", "validity_aware": "Validity-aware"}
+
+#: Colours of executors beyond the article's two, in the order a name's hash picks them (Okabe-Ito
+#: orange and bluish green first, then colours no accent uses).
+EXECUTOR_COLOURS: tuple[str, ...] = ("#E69F00", "#009E73", "#CC79A7", "#7F3C8D", "#8C6D31", "#000000", "#11A579")
+
+#: Colours of the executors the library ships beyond the article's two.
+_SHIPPED_COLOURS: dict[str, str] = {"timestamp_only": EXECUTOR_COLOURS[0]}
+
+
+def policy_label(name: str) -> str:
+    """An executor's name as a reader sees it: :data:`LABELS`, a policy's own ``label``, or its name in words.
+
+    Parameters
+    ----------
+    name : str
+        The executor's name (``"timestamp_only"``).
+
+    Returns
+    -------
+    str
+        ``"Baseline"``, ``"Validity-aware"``, ``"Timestamp-only"``; a registered
+        policy with a string ``label`` attribute gets that.
+    """
+    if name in LABELS:
+        return LABELS[name]
+    own = getattr(registered_policies().get(name), "label", None)
+    if isinstance(own, str) and own:
+        return own
+    words = name.replace("_", "-")
+    return words[:1].upper() + words[1:]
+
+
+def policy_colour(name: str) -> str:
+    """An executor's colour, the same on every page: :data:`PALETTE` for the article's two, else from its name.
+
+    Parameters
+    ----------
+    name : str
+        The executor's name.
+
+    Returns
+    -------
+    str
+        A hex colour; another policy's is picked from :data:`EXECUTOR_COLOURS` by a
+        hash of the name (SHA-256, so the same in every process and run).
+    """
+    if name in PALETTE:
+        return PALETTE[name]
+    if name in _SHIPPED_COLOURS:
+        return _SHIPPED_COLOURS[name]
+    digest = int.from_bytes(hashlib.sha256(name.encode()).digest()[:4], "big")
+    return EXECUTOR_COLOURS[1 + digest % (len(EXECUTOR_COLOURS) - 1)]
+
+
+def policy_colours(names: Iterable[str]) -> dict[str, str]:
+    """Colours for the executors of one figure: :func:`policy_colour`, a clash moved to the next free colour.
+
+    Parameters
+    ----------
+    names : iterable of str
+        The executors drawn, in order.
+
+    Returns
+    -------
+    dict of str to str
+    """
+    out: dict[str, str] = {}
+    taken: set[str] = set()
+    for name in names:
+        colour = policy_colour(name)
+        if colour in taken and name not in PALETTE:
+            free = [c for c in EXECUTOR_COLOURS if c not in taken]
+            colour = free[0] if free else colour
+        out[name] = colour
+        taken.add(colour)
+    return out
+
 
 #: Colours for things that belong to neither executor (Okabe-Ito, none reusing an executor's colour).
 ACCENTS: dict[str, str] = {
@@ -254,9 +335,13 @@ __all__ = [
     "LABELS",
     "MIN_FONT_PT",
     "PALETTE",
+    "EXECUTOR_COLOURS",
     "SERIES",
     "figure_problems",
     "legend_below",
     "new_figure",
+    "policy_colour",
+    "policy_colours",
+    "policy_label",
     "set_style",
 ]

@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from cvlib.core.errors import ParameterError
-from cvlib.core.paths import data_path
 from cvlib.presentation.extension_figures import law_at_scale_figure
+from cvlib.repository import data_path
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from cvlib.core.errors import ParameterError
 from cvlib.presentation.formatting import MISSING, Quantity, fmt, is_missing
-from cvlib.presentation.style import LABELS
+from cvlib.presentation.style import policy_label
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -302,7 +302,7 @@ def run_table(
     *,
     caption: str | None = None,
 ) -> Table:
-    """Both executors' results for one run (or several runs, one pair of rows each).
+    """Each executor's results for one run (or several runs, one row per executor each), in the run's order.
 
     Parameters
     ----------
@@ -328,7 +328,7 @@ def run_table(
     frames = []
     for label, run in labelled.items():
         frame = run.to_frame().reset_index(names="executor")
-        frame["executor"] = frame["executor"].map(lambda e: LABELS.get(e, e))
+        frame["executor"] = frame["executor"].map(policy_label)
         frame.insert(0, "run", label)
         frames.append(frame)
     data = pd.concat(frames, ignore_index=True)

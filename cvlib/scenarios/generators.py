@@ -1,4 +1,8 @@
-"""The benchmark's three plan shapes.
+"""Every deterministic plan shape: the benchmark's three (chain, diamond, isolated branches), one builder each.
+
+The chain also makes the staged chains of X1 (several actions) and the
+chains of X4 whose steps read further facts; the random plan families are in
+:mod:`cvlib.scenarios.random_plans`.
 
 Step ids are part of the mechanics, not decoration: the topological order
 breaks ties by the smallest id as a string, so renaming steps can reorder a
@@ -20,7 +24,7 @@ import math
 import random
 from array import array
 from bisect import bisect_right
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from itertools import accumulate, compress, cycle, repeat
 from itertools import chain as concatenated
 from typing import overload
@@ -160,12 +164,61 @@ class _Repeated(Sequence[frozenset[str]]):
         return repeat(self._value, self._n)
 
 
-def chain(depth: int, root_fact: str = "F1") -> PlanGraph:
-    """A single path ``S0 → S1 → … → S{depth-1}``.
+def action_positions(depth: int, num_actions: int) -> list[int]:
+    """Where a chain's actions sit: evenly spaced, the last one last.
+
+    Parameters
+    ----------
+    depth : int
+        Steps in the chain.
+    num_actions : int
+        Actions, at most ``depth``.
+
+    Returns
+    -------
+    list of int
+        Zero-based positions, ascending.
+    """
+    depth = require_int("depth", depth, minimum=1)
+    num_actions = require_int("num_actions", num_actions, minimum=1)
+    if num_actions > depth:
+        raise ParameterError(f"num_actions must be at most depth ({depth}), got {num_actions}")
+    return [-(-k * depth // num_actions) - 1 for k in range(1, num_actions + 1)]
+
+
+def _also_required(depth: int, also_requires: Mapping[int, Iterable[str]]) -> dict[int, frozenset[str]]:
+    """``also_requires`` checked: positions of the chain, each to a set of fact names."""
+    if not isinstance(also_requires, Mapping):
+        raise ParameterError(
+            f"also_requires must map step positions to lists of fact ids, got {type(also_requires).__name__}"
+        )
+    out: dict[int, frozenset[str]] = {}
+    for position, names in also_requires.items():
+        if isinstance(position, bool) or not isinstance(position, int) or not 0 <= position < depth:
+            raise ParameterError(f"also_requires is keyed by step positions 0 to {depth - 1}, got {position!r}")
+        if isinstance(names, str) or not isinstance(names, Iterable):
+            raise ParameterError(f"also_requires[{position}] must be a list of fact ids, got {names!r}")
+        out[position] = frozenset(require_name(f"a fact id in also_requires[{position}]", n) for n in names)
+    return out
+
+
+def chain(
+    depth: int,
+    root_fact: str = "F1",
+    *,
+    num_actions: int = 1,
+    also_requires: Mapping[int, Iterable[str]] | None = None,
+) -> PlanGraph:
+    """A single path ``S0 → S1 → … → S{depth-1}``: the one chain builder.
 
     ``S0`` is a plan step requiring ``root_fact``, the last step is the action
     and the rest are decisions; with ``depth == 1`` the only step is an action
-    that requires ``root_fact`` itself.
+    that requires ``root_fact`` itself. With ``num_actions > 1`` the actions
+    are evenly spaced, the last at the end (:func:`action_positions`): a
+    *staged* chain, where, say, a booking, a payment and a confirmation each
+    touch the world; its ids are zero-padded (``S00 … S11``) so that they
+    sort in order. ``also_requires`` adds facts to the steps at the given
+    positions (X4's record count read at step 1).
 
     Parameters
     ----------
@@ -173,6 +226,10 @@ def chain(depth: int, root_fact: str = "F1") -> PlanGraph:
         Steps (at least 1).
     root_fact : str
         The fact the first step requires.
+    num_actions : int
+        Actions, at most ``depth`` (1: the article's chain).
+    also_requires : mapping of int to list of str, optional
+        Step position -> further facts that step requires.
 
     Returns
     -------
@@ -181,16 +238,19 @@ def chain(depth: int, root_fact: str = "F1") -> PlanGraph:
     sizes.chain_size(depth).check()
     depth = require_int("depth", depth, minimum=1)
     root_fact = require_name("root_fact", root_fact)
-    if depth == 1:
-        kinds = bytes([ACTION_CODE])
-    else:
-        kinds = bytes([PLAN_CODE]) + bytes([DECISION_CODE]) * (depth - 2) + bytes([ACTION_CODE])
+    num_actions = require_int("num_actions", num_actions, minimum=1)
     root = frozenset({root_fact})
     # Step i's only predecessor is i - 1: CSR pointers 0, 0, 1, 2, ..., depth - 1.
     pointers = array("q", range(-1, depth))
     pointers[0] = 0
     indices = array("q", range(depth - 1))
-    return PlanGraph._from_columns(
+    if num_actions > 1 or also_requires:
+        return _general_chain(depth, root, num_actions, also_requires or {}, CSR(pointers, indices))
+    if depth == 1:
+        kinds = bytes([ACTION_CODE])
+    else:
+        kinds = bytes([PLAN_CODE]) + bytes([DECISION_CODE]) * (depth - 2) + bytes([ACTION_CODE])
+    return PlanGraph.from_columns(
         _NumberedIds("S", depth),
         kinds,
         _SparseRequires(depth, {0: root}),
@@ -201,6 +261,26 @@ def chain(depth: int, root_fact: str = "F1") -> PlanGraph:
         links=[0],
         longest=depth,
     )
+
+
+def _general_chain(
+    depth: int, root: frozenset[str], num_actions: int, also_requires: Mapping[int, Iterable[str]], links: CSR
+) -> PlanGraph:
+    """:func:`chain` with several actions or further requirements: the closures are left to the plan to work out."""
+    at = _also_required(depth, also_requires)
+    at[0] = root | at.get(0, _EMPTY)
+    actions = action_positions(depth, num_actions)
+    kinds = bytearray([DECISION_CODE]) * depth
+    kinds[0] = PLAN_CODE
+    for position in actions:
+        kinds[position] = ACTION_CODE
+    ids: Sequence[str]
+    if num_actions > 1:
+        width = len(str(depth - 1))
+        ids = [f"S{i:0{width}d}" for i in range(depth)]
+    else:
+        ids = _NumberedIds("S", depth)
+    return PlanGraph.from_columns(ids, bytes(kinds), _SparseRequires(depth, at), links, order=range(depth))
 
 
 def _sample_positions(getrandbits: Callable[[int], int], n: int, k: int) -> list[int]:
@@ -364,6 +444,9 @@ def _csr(pointers: list[int], indices: list[int]) -> CSR:
 def branching_layer_widths(depth: int, branching_factor: int, merge_factor: int) -> list[int]:
     """Widths of the diamond's layers: fan out for the first half, merge after, end on one action.
 
+    One width per layer of :func:`~cvlib.scenarios.sizes.branching_layer_runs`,
+    which defines the shape.
+
     Parameters
     ----------
     depth : int
@@ -378,16 +461,8 @@ def branching_layer_widths(depth: int, branching_factor: int, merge_factor: int)
     list of int
     """
     sizes.branching_size(depth, branching_factor, merge_factor).check()
-    widths = []
-    width = 1
-    for layer in range(depth):
-        if layer < depth / 2:
-            width = min(width * branching_factor, branching_factor**3)
-        else:
-            width = max(1, width // merge_factor)
-        widths.append(width)
-    widths[-1] = 1
-    return widths
+    runs = sizes.branching_layer_runs(depth, branching_factor, merge_factor)
+    return list(concatenated.from_iterable(map(repeat, *zip(*runs))))
 
 
 def branching(
@@ -452,7 +527,7 @@ def branching(
     root = frozenset({root_fact})
     # Every step descends from layer 0, so every closure is {root_fact}, one run;
     # every layer after the first rests on the one before, so a longest path has a step per layer.
-    return PlanGraph._from_columns(
+    return PlanGraph.from_columns(
         _LayerIds(widths),
         bytes(kinds),
         _SparseRequires(n, dict.fromkeys(range(widths[0]), root)),
@@ -517,7 +592,7 @@ def multi_branch(pre_merge_depth: int, num_branches: int, post_merge_depth: int)
     # segment, which continues the only branch's run and link when there is one
     # branch. A longest path is a branch and the shared segment.
     branch_starts = list(range(0, b * p, p))
-    return PlanGraph._from_columns(
+    return PlanGraph.from_columns(
         _BranchIds(p, b, q),
         kinds,
         requires,
@@ -547,11 +622,14 @@ def branch_facts(num_branches: int) -> list[str]:
     return [f"F{b + 1}" for b in range(num_branches)]
 
 
-GENERATORS = {"chain": chain, "branching": branching, "multi_branch": multi_branch}
+GENERATORS: dict[str, Callable[..., PlanGraph]] = {"chain": chain, "branching": branching, "multi_branch": multi_branch}
 
 
 def generate(name: str, **params: object) -> PlanGraph:
-    """Build a plan with the generator called ``name`` (used by scenario spec files).
+    """Build a plan with the deterministic generator called ``name``.
+
+    Spec files reach these and the random families too, through
+    :data:`cvlib.scenarios.spec.PLAN_GENERATORS`.
 
     Parameters
     ----------
@@ -571,6 +649,6 @@ def generate(name: str, **params: object) -> PlanGraph:
             f"unknown plan generator {name!r}; expected one of {', '.join(sorted(GENERATORS))}"
         ) from None
     try:
-        return generator(**params)  # type: ignore[operator]
+        return generator(**params)
     except TypeError as err:
         raise ParameterError(f"generator {name!r}: {err}") from None

@@ -120,7 +120,7 @@ def layered_dag(
             predecessors.append(tuple(sorted(rng.sample(previous, take))))
             requires.append(frozenset({rng.choice(facts)}) if rng.random() < require_prob else _EMPTY)
         previous = range(start, len(ids))
-    return PlanGraph._from_columns(ids, kinds, requires, predecessors)
+    return PlanGraph.from_columns(ids, kinds, requires, predecessors)
 
 
 def isolated_fan_out(
@@ -175,7 +175,7 @@ def isolated_fan_out(
         kinds.append(StepKind.PLAN)
         requires.append(frozenset({f"F{b + 1}"}))
         predecessors.append(())
-        level = (len(ids) - 1,)
+        level: tuple[int, ...] = (len(ids) - 1,)
         for depth in range(1, branch_depth + 1):
             width = rng.randint(1, fan_out)
             start = len(ids)
@@ -191,7 +191,7 @@ def isolated_fan_out(
         kinds.append(StepKind.ACTION if i == post_merge_depth - 1 else StepKind.DECISION)
         requires.append(_EMPTY)
         predecessors.append(tuple(tails) if i == 0 else (len(ids) - 2,))
-    return PlanGraph._from_columns(ids, kinds, requires, predecessors)
+    return PlanGraph.from_columns(ids, kinds, requires, predecessors)
 
 
 def random_facts(
@@ -321,8 +321,8 @@ def random_plan(family: str, seed: int, max_steps: int = 60) -> tuple[PlanGraph,
     max_steps = require_int("max_steps", max_steps, minimum=1)
     rng = random.Random(require_int("seed", seed))
     if family == "chain":
-        params = {"depth": rng.randint(1, max_steps)}
-        return chain(**params), params
+        depth = rng.randint(1, max_steps)
+        return chain(depth), {"depth": depth}
     if family == "branching":
         bf = rng.randint(1, 3)
         params = {
@@ -331,7 +331,7 @@ def random_plan(family: str, seed: int, max_steps: int = 60) -> tuple[PlanGraph,
             "merge_factor": rng.randint(1, 3),
             "seed": rng.randint(0, 2**31 - 1),
         }
-        return branching(**params), params
+        return branching(params["depth"], params["branching_factor"], params["merge_factor"], seed=params["seed"]), params
     if family == "multi_branch":
         p = rng.randint(1, max(1, min(8, max_steps // 4)))
         params = {

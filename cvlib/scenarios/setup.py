@@ -1,10 +1,12 @@
 """A scenario setup, and running it on the executors being compared.
 
 A scenario is a *setup*: a plan, the facts it starts with, a schedule of
-events, the fact at risk and a budget. Running it builds a fresh, identical
-world from the setup for each executor (by default the article's two, any
-registered or given policy on request), so no executor can influence what
-another sees.
+events, the fact at risk and a budget, and whatever else the world can hold
+(silent changes, resources with outages and the facts they support, the
+execution rules). Running it builds a fresh, identical world from the setup
+for each executor (by default the article's two, any registered or given
+policy on request), so no executor can influence what another sees. Every
+experiment builds its worlds through :meth:`ScenarioSetup.new_world`.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any
 
 from cvlib.core.errors import ParameterError, UnknownFactError
-from cvlib.core.events import Event
+from cvlib.core.events import Event, ResourceEvent, SilentChange
 from cvlib.core.executors import BASELINE, VALIDITY_AWARE, ExecutorResult, PolicyLike, resolve_policies, run_policy
 from cvlib.core.facts import Fact
 from cvlib.core.graph import PlanGraph
@@ -30,7 +32,35 @@ if TYPE_CHECKING:
 
 @dataclass(frozen=True)
 class ScenarioSetup:
-    """Everything needed to run a scenario; building worlds from it never mutates it."""
+    """Everything needed to run a scenario; building worlds from it never mutates it.
+
+    Parameters
+    ----------
+    name : str
+        Names the scenario in results.
+    plan : PlanGraph
+        The plan both executors run.
+    facts : tuple of Fact
+        The facts the world starts with.
+    events : tuple of Event
+        Announced changes (a replaced value, an ambiguous signal).
+    at_risk : str
+        The fact that sizes the budget and the recovery cost.
+    budget : int
+        Steps each executor may spend.
+    params : mapping
+        The parameters that produced the setup, recorded with every run.
+    description : str
+        One line on what the scenario tests.
+    silent_changes : tuple of SilentChange
+        Changes no signal announces.
+    resource_events : tuple of ResourceEvent
+        Outages and restorations of resources.
+    supports : mapping of str to str
+        Fact id -> the resource that makes it usable.
+    rules : ExecutionRules or None
+        The rules the scenario runs under unless a run asks for others; None is the article's.
+    """
 
     name: str
     plan: PlanGraph
@@ -40,8 +70,25 @@ class ScenarioSetup:
     budget: int
     params: Mapping[str, Any] = field(default_factory=dict)
     description: str = ""
+    silent_changes: tuple[SilentChange, ...] = ()
+    resource_events: tuple[ResourceEvent, ...] = ()
+    supports: Mapping[str, str] = field(default_factory=dict)
+    rules: ExecutionRules | None = None
 
     def __post_init__(self) -> None:
+        for name, values, kind in (
+            ("events", self.events, Event),
+            ("silent_changes", self.silent_changes, SilentChange),
+            ("resource_events", self.resource_events, ResourceEvent),
+        ):
+            if isinstance(values, list):  # a value holds tuples; a list given is copied into one
+                values = tuple(values)
+                object.__setattr__(self, name, values)
+            if not isinstance(values, tuple) or not all(isinstance(v, kind) for v in values):
+                raise ParameterError(
+                    f"scenario {self.name!r}: {name} must be a tuple of {kind.__name__} values, got {values!r:.200}"
+                )
+        check_rules(self.rules)
         # Fail here, naming what is missing, rather than deep inside a run.
         held = {f.id for f in self.facts if isinstance(f, Fact)}
         required = self.plan.facts
@@ -57,21 +104,42 @@ class ScenarioSetup:
                 f"the plan requires: {', '.join(sorted(required))}"
             )
         require_int("budget", self.budget, minimum=0)
-        self.new_world()  # checks the facts and that every event names one of them
+        self.new_world()  # checks the facts, that every change names one of them, and the supports
 
-    def new_world(self, rules: ExecutionRules | None = None) -> World:
-        """A fresh world with this setup's facts and events: one per executor run.
+    def effective_rules(self, rules: ExecutionRules | None = None) -> ExecutionRules:
+        """The rules a run uses: ``rules`` if given, else the setup's own, else the article's.
 
         Parameters
         ----------
         rules : ExecutionRules, optional
-            The world's rules; None is the article's.
+            Rules a run asks for, overriding the setup's.
+
+        Returns
+        -------
+        ExecutionRules
+        """
+        return check_rules(rules) or self.rules or ORIGINAL
+
+    def new_world(self, rules: ExecutionRules | None = None) -> World:
+        """A fresh world holding everything this setup carries: one per executor run.
+
+        Parameters
+        ----------
+        rules : ExecutionRules, optional
+            The world's rules; None is the setup's own (see :meth:`effective_rules`).
 
         Returns
         -------
         World
         """
-        return World(self.facts, self.events, rules=check_rules(rules) or ORIGINAL)
+        return World(
+            self.facts,
+            self.events,
+            rules=self.effective_rules(rules),
+            silent_changes=self.silent_changes,
+            resource_events=self.resource_events,
+            supports=self.supports or None,
+        )
 
     def structure(self) -> StructureSummary:
         """What the plan's structure predicts before anything runs (sizes, depth, the law's PFW).
@@ -86,8 +154,23 @@ class ScenarioSetup:
             closure_size=size,
             exposed_pct=100.0 * size / len(self.plan),
             invalidation_depth=self.plan.invalidation_depth(self.at_risk),
-            predicted_baseline_pfw=predicted_pfw(self.plan, break_ticks(self.events)),
+            predicted_baseline_pfw=predicted_pfw(self.plan, self.break_ticks()),
         )
+
+    def break_ticks(self) -> dict[str, int]:
+        """For each fact that really breaks, the earliest tick: from the events and the silent changes.
+
+        An outage is left out: it makes a fact unusable only while its
+        resource is down, which the law's prediction does not model.
+
+        Returns
+        -------
+        dict of str to int
+        """
+        ticks = break_ticks(self.events)
+        for change in self.silent_changes:
+            ticks[change.fact_id] = min(change.tick, ticks.get(change.fact_id, change.tick))
+        return ticks
 
     def run(self, *, rules: ExecutionRules | None = None, policies: Iterable[PolicyLike] | None = None) -> ScenarioRun:
         """Run each executor on its own identical fresh world.
@@ -95,7 +178,7 @@ class ScenarioSetup:
         Parameters
         ----------
         rules : ExecutionRules, optional
-            The extension chapters' options; None or the default is the article.
+            The extension chapters' options; None is the setup's own rules (the article's unless it carries others).
         policies : list of (str or ~cvlib.core.executors.Policy), optional
             The executors to compare, in order (names, ``"module:attribute"``
             references or policy objects); None is the article's two.
@@ -139,17 +222,21 @@ def run_setups(
     chosen = resolve_policies(policies)
     by_policy = [[run_policy(p, s.plan, s.new_world(rules), s.at_risk, s.budget) for s in setups] for p in chosen]
     structures = [s.structure() for s in setups]
-    recorded = None if rules is None or rules.is_original else rules
     return [
         ScenarioRun(
             scenario=s.name,
             params=MappingProxyType(dict(s.params)),
             structure=structure,
             results=MappingProxyType({p.name: runs[k] for p, runs in zip(chosen, by_policy)}),
-            rules=recorded,
+            rules=_recorded(s.effective_rules(rules)),
         )
         for k, (s, structure) in enumerate(zip(setups, structures))
     ]
+
+
+def _recorded(rules: ExecutionRules) -> ExecutionRules | None:
+    """The rules a run records: None for the article's, so default output is unchanged."""
+    return None if rules.is_original else rules
 
 
 @dataclass(frozen=True, slots=True)

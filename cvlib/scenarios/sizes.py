@@ -47,6 +47,7 @@ __all__ = [
     "MAX_RUNS_ENV",
     "MAX_STEPS_ENV",
     "PlanSize",
+    "branching_layer_runs",
     "branching_size",
     "chain_size",
     "check_plan_size",
@@ -261,13 +262,25 @@ def chain_size(depth: object) -> PlanSize:
     return PlanSize(f"a chain of depth {_count(depth)}", depth, depth - 1, 1)
 
 
-def _branching_layers(depth: int, branching_factor: int, merge_factor: int) -> list[list[int]]:
-    """The diamond's layer widths as runs ``[width, layers]``, without a loop over the layers.
+def branching_layer_runs(depth: int, branching_factor: int, merge_factor: int) -> list[list[int]]:
+    """The diamond's shape: its layer widths as runs ``[width, layers]``, without a loop over the layers.
 
-    The same widths as :func:`~cvlib.scenarios.generators.branching_layer_widths`
-    (its tests compare them): the first ``ceil(depth / 2)`` layers multiply
-    the width by the branching factor up to its cube, the others divide it by
-    the merge factor down to 1, and the last layer is the single action.
+    The one definition of the diamond's layers: the first ``ceil(depth / 2)``
+    layers multiply the width by the branching factor up to its cube, the
+    others divide it by the merge factor down to 1, and the last layer is the
+    single action. :func:`~cvlib.scenarios.generators.branching_layer_widths`
+    expands the runs into one width per layer, and
+    :func:`~cvlib.scenarios.generators.branching` builds the plan from them.
+
+    Parameters
+    ----------
+    depth, branching_factor, merge_factor : int
+        The diamond's parameters, already checked (integers >= 1).
+
+    Returns
+    -------
+    list of [int, int]
+        ``[width, number of consecutive layers of that width]``, in layer order.
     """
     bf, mf = branching_factor, merge_factor
     fanning = (depth + 1) // 2  # layers l with l < depth / 2
@@ -316,7 +329,7 @@ def branching_size(depth: object, branching_factor: object = 2, merge_factor: ob
     depth = require_int("depth", depth, minimum=1)
     bf = require_int("branching_factor", branching_factor, minimum=1)
     mf = require_int("merge_factor", merge_factor, minimum=1)
-    runs = _branching_layers(depth, bf, mf)
+    runs = branching_layer_runs(depth, bf, mf)
     steps = sum(width * count for width, count in runs)
     links = 0
     previous = None

@@ -18,8 +18,20 @@ A spec is a YAML or JSON mapping::
     events:
       - {tick: 2, fact: F1, kind: replace, new_value: 610}
       - {tick: 1, fact: F2, kind: ambiguous, ground_truth_changed: false}
+    silent_changes:             # changes no signal announces
+      - {tick: 4, fact: F1}
+    supports: {F2: warehouse}   # fact -> the resource that makes it usable
+    resource_events:            # outages (up: false, the default) and restorations
+      - {tick: 3, resource: warehouse}
+    rules: {ttl: 4, checker: dependency}   # ExecutionRules fields; left out: the article's
     at_risk: F1                 # sizes the budget and the recovery cost
     budget: null                # null: steps + closure(at_risk) + 1
+    policies: [baseline, validity_aware, timestamp_only]  # optional: the executors to compare
+
+The plan's ``generator`` is one of :data:`PLAN_GENERATORS`: every plan family
+of the library, the article's three, the random families and a random plan.
+``policies`` takes registered names or ``module:attribute`` references (which
+import that module); left out, the article's two run.
 
 Every error names the file, the entry and what was expected. The book page
 "The spec file format" (``book/spec_format.md``) documents every key, and
@@ -28,25 +40,29 @@ Every error names the file, the entry and what was expected. The book page
 
 from __future__ import annotations
 
+import inspect
 import json
 import os
 import stat
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
 from cvlib.core.errors import CvlibError, SpecError
-from cvlib.core.events import Event
-from cvlib.core.executors import compute_budget
+from cvlib.core.events import Event, ResourceEvent, SilentChange
+from cvlib.core.executors import PolicyLike, compute_budget, resolve_policies
 from cvlib.core.facts import Fact
 from cvlib.core.graph import PlanGraph, Step
+from cvlib.core.rules import ExecutionRules, VerificationModel
 from cvlib.core.validation import parse_int, require_int, shown
 from cvlib.core.world import World
-from cvlib.scenarios import generators
+from cvlib.scenarios import generators, random_plans
 from cvlib.scenarios.setup import ScenarioRun, ScenarioSetup
 
-_TOP_KEYS = {"name", "title", "description", "facts", "plan", "events", "at_risk", "budget"}
+_TOP_KEYS = {"name", "title", "description", "facts", "plan", "events", "at_risk", "budget",
+             "silent_changes", "resource_events", "supports", "rules", "policies"}
 
 #: Largest spec file read, in bytes (1 MiB); a scenario is a page of text, not a data set.
 DEFAULT_MAX_SPEC_BYTES = 1 << 20
@@ -54,6 +70,38 @@ DEFAULT_MAX_SPEC_BYTES = 1 << 20
 MAX_SPEC_BYTES_ENV = "CVLIB_MAX_SPEC_BYTES"
 #: Longest error message a spec error carries; a hostile file's values are cut, not echoed whole.
 _MAX_MESSAGE = 600
+
+
+def random_plan(family: str, seed: int = 0, max_steps: int = 60) -> PlanGraph:
+    """The plan of :func:`cvlib.scenarios.random_plans.random_plan` alone, for a spec's ``generator: random``.
+
+    Parameters
+    ----------
+    family : str
+        One of :data:`cvlib.scenarios.random_plans.FAMILIES`.
+    seed : int
+        Seed of the size parameters and the wiring.
+    max_steps : int
+        About how many steps the plan may have.
+
+    Returns
+    -------
+    PlanGraph
+    """
+    return random_plans.random_plan(family, seed, max_steps)[0]
+
+
+#: The plan generators a spec's ``plan.generator`` may name, by name (every plan family of the library).
+PLAN_GENERATORS: dict[str, Callable[..., PlanGraph]] = {
+    **generators.GENERATORS,
+    "layered": random_plans.layered_dag,
+    "fan_out": random_plans.isolated_fan_out,
+    "random": random_plan,
+}
+
+#: The keys of a spec's ``rules`` (the fields of :class:`~cvlib.core.rules.ExecutionRules`), and of its ``verification``.
+RULE_KEYS = tuple(f.name for f in fields(ExecutionRules))
+VERIFICATION_KEYS = tuple(f.name for f in fields(VerificationModel))
 
 
 def max_spec_bytes() -> int:
@@ -150,7 +198,7 @@ def _load_yaml(text: str) -> Any:
                 refuse(event.anchor, event.start_mark)
         return yaml.load(text, Loader=fast)  # noqa: S506 - libyaml's safe loader
 
-    class NoAliasLoader(yaml.SafeLoader):
+    class NoAliasLoader(yaml.SafeLoader):  # type: ignore[misc]  # PyYAML ships no annotations
         def compose_node(self, parent: Any, index: Any) -> Any:
             if self.check_event(yaml.AliasEvent):
                 event = self.peek_event()
@@ -256,12 +304,16 @@ def _setup(spec: Mapping[str, Any], fail: Any) -> ScenarioSetup:
     facts = _facts(spec["facts"], fail)
     plan = _plan(spec["plan"], fail)
     events = _events(spec.get("events") or [], fail)
+    fact_ids = {f.id for f in facts}
+    silent = _silent_changes(spec.get("silent_changes") or [], fact_ids, fail)
+    supports = _supports(spec.get("supports"), fact_ids, fail)
+    outages = _resource_events(spec.get("resource_events") or [], supports, fail)
+    rules = _rules(spec.get("rules"), fail)
 
     try:
-        World(facts, events)  # validates fact ids named by events
+        World(facts, events, silent_changes=silent, resource_events=outages, supports=supports)  # validates fact ids
     except CvlibError as err:
         raise fail(str(err)) from None
-    fact_ids = {f.id for f in facts}
     missing = sorted(plan.facts - fact_ids)
     if missing:
         raise fail(f"the plan requires fact(s) {', '.join(map(repr, missing))} that 'facts' does not define")
@@ -275,6 +327,8 @@ def _setup(spec: Mapping[str, Any], fail: Any) -> ScenarioSetup:
         raise fail(f"'at_risk' must be a fact id, got {shown(at_risk)}")
     if at_risk not in plan.facts:
         raise fail(f"'at_risk' fact {shown(at_risk)} is not required by any step; the plan requires {sorted(plan.facts)}")
+
+    _policies(spec.get("policies"), fail)  # checked now, so a bad name fails before anything runs
 
     budget = spec.get("budget")
     if budget is None:
@@ -291,6 +345,10 @@ def _setup(spec: Mapping[str, Any], fail: Any) -> ScenarioSetup:
         budget=budget,
         params={"spec": name, "at_risk": at_risk, "budget": spec.get("budget")},
         description=str(spec.get("description", "")),
+        silent_changes=tuple(silent),
+        resource_events=tuple(outages),
+        supports=supports,
+        rules=rules,
     )
 
 
@@ -311,8 +369,44 @@ def load_spec(path: str | Path, *, max_bytes: int | None = None) -> ScenarioSetu
     return setup_from_spec(read_spec(path, max_bytes=max_bytes), source=str(path))
 
 
-def run_spec(path: str | Path, *, max_bytes: int | None = None) -> ScenarioRun:
-    """Load a spec file and run it on both executors.
+def spec_policies(spec: Mapping[str, Any], source: str = "spec") -> list[str] | None:
+    """The executors a parsed spec asks for under ``policies:`` (names or ``module:attribute``), or None.
+
+    Parameters
+    ----------
+    spec : mapping
+        What :func:`read_spec` returned.
+    source : str
+        Where it came from, named in an error.
+
+    Returns
+    -------
+    list of str or None
+        None when the spec names none (the article's two then run).
+    """
+
+    def fail(message: str) -> SpecError:
+        return SpecError(f"{source}: {message}")
+
+    return _policies(spec.get("policies") if isinstance(spec, Mapping) else None, fail)
+
+
+def _policies(raw: Any, fail: Any) -> list[str] | None:
+    if raw is None:
+        return None
+    if not isinstance(raw, list) or not raw or not all(isinstance(p, str) and p for p in raw):
+        raise fail(f"'policies' must be a non-empty list of executor names (or module:attribute), got {shown(raw)}")
+    try:
+        resolve_policies(raw)
+    except CvlibError as err:
+        raise fail(f"policies: {err}") from None
+    return list(raw)
+
+
+def run_spec(
+    path: str | Path, *, max_bytes: int | None = None, policies: Iterable[PolicyLike] | None = None
+) -> ScenarioRun:
+    """Load a spec file and run it on the executors it names (``policies:``), by default the article's two.
 
     Parameters
     ----------
@@ -320,12 +414,16 @@ def run_spec(path: str | Path, *, max_bytes: int | None = None) -> ScenarioRun:
         The spec file.
     max_bytes : int or None
         Largest file accepted (see :func:`read_spec`).
+    policies : list of (str or ~cvlib.core.executors.Policy), optional
+        The executors, in order, instead of the spec's own ``policies:``.
 
     Returns
     -------
     ScenarioRun
     """
-    return load_spec(path, max_bytes=max_bytes).run()
+    spec = read_spec(path, max_bytes=max_bytes)
+    setup = setup_from_spec(spec, source=str(path))
+    return setup.run(policies=policies if policies is not None else spec_policies(spec, str(path)))
 
 
 def _unknown_keys(entry: Mapping[Any, Any], allowed: set[str]) -> str:
@@ -333,7 +431,7 @@ def _unknown_keys(entry: Mapping[Any, Any], allowed: set[str]) -> str:
     return ", ".join(sorted(shown(key) for key in entry if key not in allowed))
 
 
-def _facts(raw: Any, fail) -> list[Fact]:
+def _facts(raw: Any, fail: Callable[[str], SpecError]) -> list[Fact]:
     if not isinstance(raw, list) or not raw:
         raise fail(f"'facts' must be a non-empty list of {{id, value}} mappings, got {shown(raw)}")
     facts = []
@@ -356,20 +454,38 @@ def _facts(raw: Any, fail) -> list[Fact]:
     return facts
 
 
-def _plan(raw: Any, fail) -> PlanGraph:
+def _plan(raw: Any, fail: Callable[[str], SpecError]) -> PlanGraph:
     if not isinstance(raw, Mapping) or ("generator" in raw) == ("steps" in raw):
         raise fail("'plan' must be a mapping with either 'generator' (and 'params') or 'steps', not both")
     try:
         if "generator" in raw:
+            extra = _unknown_keys(raw, {"generator", "params"})
+            if extra:
+                raise fail(f"plan has unknown key(s) {extra}; a generated plan takes generator and params")
             params = raw.get("params") or {}
             if not isinstance(params, Mapping):
                 raise fail(f"plan.params must be a mapping, got {shown(params)}")
-            if not isinstance(raw["generator"], str):
-                raise fail(f"plan.generator must be a generator's name, got {shown(raw['generator'])}")
+            name = raw["generator"]
+            if not isinstance(name, str):
+                raise fail(f"plan.generator must be a generator's name, got {shown(name)}")
+            if name not in PLAN_GENERATORS:
+                raise fail(f"unknown plan generator {shown(name)}; expected one of {', '.join(PLAN_GENERATORS)}")
             bad_keys = [key for key in params if not isinstance(key, str)]
             if bad_keys:
                 raise fail(f"plan.params must be keyed by parameter names, got the key {shown(bad_keys[0])}")
-            return generators.generate(raw["generator"], **params)
+            generator = PLAN_GENERATORS[name]
+            signature = inspect.signature(generator)
+            unknown = sorted(set(params) - set(signature.parameters))
+            if unknown:
+                raise fail(
+                    f"plan.params: generator {name!r} has no parameter {', '.join(map(shown, unknown))}; "
+                    f"expected some of {', '.join(signature.parameters)}"
+                )
+            try:
+                signature.bind(**params)
+            except TypeError as err:
+                raise fail(f"plan.params: generator {name!r}: {err}") from None
+            return generator(**params)
         steps_raw = raw["steps"]
         if not isinstance(steps_raw, list) or not steps_raw:
             raise fail(f"plan.steps must be a non-empty list, got {shown(steps_raw)}")
@@ -398,7 +514,7 @@ def _plan(raw: Any, fail) -> PlanGraph:
         raise fail(f"plan: {err}") from None
 
 
-def _events(raw: Any, fail) -> list[Event]:
+def _events(raw: Any, fail: Callable[[str], SpecError]) -> list[Event]:
     if not isinstance(raw, list):
         raise fail(f"'events' must be a list, got {shown(raw)}")
     events = []
@@ -424,3 +540,93 @@ def _events(raw: Any, fail) -> list[Event]:
         except CvlibError as err:
             raise fail(f"events[{i}]: {err}") from None
     return events
+
+
+def _entries(raw: Any, key: str, allowed: tuple[str, ...], required: tuple[str, ...], fail: Any) -> list[Mapping[str, Any]]:
+    """The mappings of a list-valued key, each with only ``allowed`` keys and every one of ``required``."""
+    if not isinstance(raw, list):
+        raise fail(f"{key!r} must be a list of mappings, got {shown(raw)}")
+    for i, entry in enumerate(raw):
+        if not isinstance(entry, Mapping):
+            raise fail(f"{key}[{i}] must be a mapping, got {shown(entry)}")
+        extra = _unknown_keys(entry, set(allowed))
+        if extra:
+            raise fail(f"{key}[{i}] has unknown key(s) {extra}; expected {', '.join(allowed)}")
+        for name in required:
+            if name not in entry:
+                raise fail(f"{key}[{i}] is missing {shown(name)}")
+    return raw
+
+
+def _silent_changes(raw: Any, fact_ids: set[str], fail: Any) -> list[SilentChange]:
+    changes = []
+    for i, entry in enumerate(_entries(raw, "silent_changes", ("tick", "fact"), ("tick", "fact"), fail)):
+        if entry["fact"] not in fact_ids:
+            raise fail(
+                f"silent_changes[{i}] names fact {shown(entry['fact'])}, which 'facts' does not define; "
+                f"defined: {', '.join(sorted(fact_ids))}"
+            )
+        try:
+            changes.append(SilentChange(entry["tick"], entry["fact"]))
+        except CvlibError as err:
+            raise fail(f"silent_changes[{i}]: {err}") from None
+    return changes
+
+
+def _supports(raw: Any, fact_ids: set[str], fail: Any) -> dict[str, str]:
+    if raw is None:
+        return {}
+    if not isinstance(raw, Mapping):
+        raise fail(f"'supports' must map fact ids to resource names ({{F2: db}}), got {shown(raw)}")
+    out = {}
+    for fact_id, resource in raw.items():
+        if fact_id not in fact_ids:
+            raise fail(
+                f"supports names fact {shown(fact_id)}, which 'facts' does not define; defined: {', '.join(sorted(fact_ids))}"
+            )
+        if not isinstance(resource, str) or not resource:
+            raise fail(f"supports.{fact_id}: the resource must be a non-empty name, got {shown(resource)}")
+        out[fact_id] = resource
+    return out
+
+
+def _resource_events(raw: Any, supports: Mapping[str, str], fail: Any) -> list[ResourceEvent]:
+    resources = sorted(set(supports.values()))
+    events = []
+    for i, entry in enumerate(_entries(raw, "resource_events", ("tick", "resource", "up"), ("tick", "resource"), fail)):
+        if entry["resource"] not in resources:
+            raise fail(
+                f"resource_events[{i}] names resource {shown(entry['resource'])}, which no fact rests on; "
+                f"'supports' names: {', '.join(resources) or '(none)'}"
+            )
+        try:
+            events.append(ResourceEvent(entry["tick"], entry["resource"], up=entry.get("up", False)))
+        except CvlibError as err:
+            raise fail(f"resource_events[{i}]: {err}") from None
+    return events
+
+
+def _rules(raw: Any, fail: Any) -> ExecutionRules | None:
+    if raw is None:
+        return None
+    if not isinstance(raw, Mapping):
+        raise fail(f"'rules' must be a mapping of execution rules ({', '.join(RULE_KEYS)}), got {shown(raw)}")
+    extra = _unknown_keys(raw, set(RULE_KEYS))
+    if extra:
+        raise fail(f"rules has unknown key(s) {extra}; expected some of {', '.join(RULE_KEYS)}")
+    values = dict(raw)
+    if "verification" in values:
+        model = values["verification"]
+        if not isinstance(model, Mapping):
+            raise fail(f"rules.verification must be a mapping of {', '.join(VERIFICATION_KEYS)}, got {shown(model)}")
+        extra = _unknown_keys(model, set(VERIFICATION_KEYS))
+        if extra:
+            raise fail(f"rules.verification has unknown key(s) {extra}; expected some of {', '.join(VERIFICATION_KEYS)}")
+        try:
+            values["verification"] = VerificationModel(**model)
+        except CvlibError as err:
+            raise fail(f"rules.verification: {err}") from None
+    try:
+        return ExecutionRules(**values)
+    except CvlibError as err:
+        raise fail(f"rules: {err}") from None

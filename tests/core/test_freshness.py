@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -51,9 +53,9 @@ def test_evidence_cannot_be_read_before_it_is_observed():
 
 
 def _world(rules, outage_tick=None, depth=6):
-    plan, facts, supports = operational_setup(depth)
+    setup = operational_setup(depth)
     outages = () if outage_tick is None else (ResourceEvent(outage_tick, "db", up=False),)
-    return plan, World(facts, rules=rules, resource_events=outages, supports=supports)
+    return setup.plan, replace(setup, resource_events=outages).new_world(rules)
 
 
 def test_re_verifying_a_fact_whose_source_is_down_leaves_it_stale():
@@ -127,10 +129,10 @@ def test_dependency_checker_sees_the_outage_before_acting():
 
 
 def test_restored_resource_makes_the_fact_usable_again():
-    plan, facts, supports = operational_setup(6)
+    setup = operational_setup(6)
     events = (ResourceEvent(1, "db", up=False), ResourceEvent(3, "db", up=True))
-    world = World(facts, resource_events=events, supports=supports)
-    result = run_baseline(plan, world, "F1")
+    world = replace(setup, resource_events=events).new_world()
+    result = run_baseline(setup.plan, world, "F1")
     assert result.completed and result.replans == 0 and result.pre_failure_work == 2
 
 

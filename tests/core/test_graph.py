@@ -191,3 +191,53 @@ def test_errors_are_cvlib_errors():
 def test_non_step_in_plan_is_an_error():
     with pytest.raises(ParameterError, match="Step values"):
         PlanGraph([{"id": "S0"}])  # type: ignore[list-item]
+
+
+# -- the trusted column constructor ------------------------------------------------------------------
+
+
+def test_from_columns_builds_the_plan_that_steps_build():
+    from cvlib.core.graph import CSR, kind_codes
+
+    steps = [
+        Step("S0", StepKind.PLAN, frozenset({"F1"})),
+        Step("S1", StepKind.DECISION, frozenset({"F2"}), ("S0",)),
+        Step("S2", StepKind.ACTION, frozenset(), ("S0", "S1")),
+    ]
+    by_steps = PlanGraph(steps)
+    kinds = [s.kind for s in steps]
+    requires = [s.requires for s in steps]
+    for predecessors in ([(), (0,), (0, 1)], CSR([0, 0, 1, 3], [0, 0, 1])):
+        for codes in (kinds, kind_codes(kinds)):
+            plan = PlanGraph.from_columns(["S0", "S1", "S2"], codes, requires, predecessors)
+            assert list(plan.ordered_steps()) == list(by_steps.ordered_steps())
+            assert plan.closure_size("F1") == by_steps.closure_size("F1") == 3
+
+
+@pytest.mark.parametrize(
+    ("columns", "fragment"),
+    [
+        ((["S0", "S1"], [StepKind.ACTION], [frozenset()] * 2, [(), (0,)]), "needs one kinds entry per step, got 1"),
+        ((["S0"], [StepKind.ACTION], [], [()]), "needs one requires entry per step, got 0"),
+        ((["S0", "S1"], [StepKind.PLAN, StepKind.ACTION], [frozenset()] * 2, [()]), "needs one predecessors entry"),
+        ((["S0"], [StepKind.ACTION], [frozenset()], None), "needs 2 predecessor pointers, got 3"),
+        (([], b"", [], []), "at least one step"),
+    ],
+)
+def test_from_columns_refuses_columns_of_the_wrong_length(columns, fragment):
+    from cvlib.core.graph import CSR
+
+    ids, kinds, requires, predecessors = columns
+    if predecessors is None:
+        predecessors = CSR([0, 0, 0], [])
+    with pytest.raises(ParameterError, match=fragment):
+        PlanGraph.from_columns(ids, kinds, requires, predecessors)
+
+
+def test_no_module_outside_the_core_calls_a_private_plan_constructor():
+    import cvlib as cv
+
+    root = cv.paths.project_root() / "cvlib"
+    callers = [p.relative_to(root).as_posix() for p in root.rglob("*.py")
+               if p.parent.name != "core" and "PlanGraph._" in p.read_text(encoding="utf-8")]
+    assert callers == []

@@ -18,7 +18,7 @@ from cvlib.core.rules import ExecutionRules
 from cvlib.core.world import World
 from cvlib.experiments.recovery_windows import budget_window, window_surface
 from cvlib.scenarios.builders import staged_setup
-from cvlib.scenarios.plan_families import action_positions, staged_chain
+from cvlib.scenarios.generators import action_positions, chain
 
 REDO = ExecutionRules(recovery="redo_affected")
 SUBPLAN = ExecutionRules(recovery="subplan")
@@ -38,16 +38,20 @@ def test_redo_cost_refuses_flat():
 
 
 def test_committed_by_is_the_action_and_its_ancestors():
-    plan = staged_chain(6, 2)
+    plan = chain(6, num_actions=2)
     assert committed_by(plan, "S2") == {"S0", "S1", "S2"}
 
 
-def test_staged_chain_with_one_action_is_the_article_chain():
-    assert [s for s, _ in staged_chain(5).ordered_steps()] == [s for s, _ in cv.chain(5).ordered_steps()]
+def test_staged_chain_is_the_chain_with_actions_spaced_out():
+    steps = [(s.id, s.kind.value, set(s.requires), s.predecessors) for s, _ in chain(6, num_actions=2).ordered_steps()]
+    assert steps == [
+        ("S0", "plan", {"F1"}, ()), ("S1", "decision", set(), ("S0",)), ("S2", "action", set(), ("S1",)),
+        ("S3", "decision", set(), ("S2",)), ("S4", "decision", set(), ("S3",)), ("S5", "action", set(), ("S4",)),
+    ]
     assert action_positions(6, 2) == [2, 5]
     assert action_positions(7, 3) == [2, 4, 6]
     with pytest.raises(ParameterError, match="num_actions must be at most depth"):
-        staged_chain(2, 3)
+        chain(2, num_actions=3)
 
 
 def test_scenario_a_under_redo_affected():

@@ -6,8 +6,8 @@ import pytest
 
 import cvlib as cv
 from cvlib.core.errors import ParameterError
-from cvlib.core.paths import project_root
 from cvlib.core.trace import TraceKind, trace_both, trace_run
+from cvlib.repository import project_root
 
 SETUPS = {name: (lambda n=name: cv.setup_scenario(n)) for name in cv.scenario_names()}
 SETUPS["A depth 6 tick 2"] = lambda: cv.setup_scenario("A", depth=6, change_tick=2)

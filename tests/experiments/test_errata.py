@@ -63,3 +63,17 @@ def test_unknown_names():
         errata.sensitivity("nope")
     with pytest.raises(ParameterError, match="unknown correction 'lenient'"):
         errata.headline_results("lenient")
+
+
+def test_budget_range_writes_windows_as_prose():
+    assert errata.budget_range("6-8") == "6–8"
+    assert errata.budget_range("8-8") == "8"
+    assert errata.budget_range("none") == "none"
+
+
+def test_variation_reads_one_cell_and_refuses_a_missing_one():
+    frame = errata.sensitivity("A baseline PFW")
+    assert errata.variation(frame, "change_tick", 0) == 3
+    assert errata.variation(frame, "change_tick", 1) == 2
+    with pytest.raises(ParameterError, match="no variation with depth = 99"):
+        errata.variation(frame, "depth", 99)

@@ -1,6 +1,6 @@
 """Hostile inputs: nothing crashes, hangs or lies (issue 16).
 
-Every case of :data:`cvlib.presentation.robustness_cases.CASES` (the command
+Every case of :data:`cvlib.experiments.robustness_cases.CASES` (the command
 line, the Python API, spec files, papermill parameters through the book's
 pipeline, damaged checkpoints) runs in a child process of its own, in a fresh
 folder, under a time limit and a 4 GiB address-space limit. Each test asserts
@@ -17,8 +17,8 @@ from pathlib import Path
 
 import pytest
 
-from cvlib.presentation.robustness import Outcome, outcome_problems, robustness_table, run_cases
-from cvlib.presentation.robustness_cases import AREAS, CASES, Case
+from cvlib.experiments.robustness import Outcome, outcome_problems, robustness_table, run_cases
+from cvlib.experiments.robustness_cases import AREAS, CASES, Case
 
 ROOT = Path(__file__).resolve().parents[2]
 TABLE = ROOT / "book" / "robustness_table.md"
@@ -110,8 +110,8 @@ def test_the_outcome_check_catches_what_it_must() -> None:
 def test_the_book_table_shows_these_runs(outcome_of) -> None:
     outcomes = {case.id: outcome_of(case) for case in CASES}
     expected = robustness_table(outcomes)
-    assert TABLE.is_file(), "write it: python -m cvlib.presentation.robustness --write book/robustness_table.md"
+    assert TABLE.is_file(), "write it: python -m cvlib.experiments.robustness --write book/robustness_table.md"
     assert TABLE.read_text(encoding="utf-8") == expected, (
         "book/robustness_table.md is not what the cases do now; "
-        "rewrite it: python -m cvlib.presentation.robustness --write book/robustness_table.md"
+        "rewrite it: python -m cvlib.experiments.robustness --write book/robustness_table.md"
     )

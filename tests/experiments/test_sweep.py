@@ -62,9 +62,9 @@ def test_grid_checks_parameter_names_early() -> None:
 
 
 def test_bad_backend_and_misplaced_address_are_named() -> None:
-    with pytest.raises(SweepError, match="unknown sweep backend 'spark'"):
+    with pytest.raises(cv.ParameterError, match="unknown sweep backend 'spark'"):
         sweep(SPEC, backend="spark")
-    with pytest.raises(SweepError, match="only makes sense with backend='dask'"):
+    with pytest.raises(cv.ParameterError, match="only makes sense with backend='dask'"):
         sweep(SPEC, address="tcp://127.0.0.1:8786")
     with pytest.raises(cv.ParameterError, match="chunk_size must be >= 1"):
         sweep(SPEC, chunk_size=0)

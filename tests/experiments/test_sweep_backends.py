@@ -18,8 +18,9 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+import cvlib as cv
 from cvlib.experiments import large_sweeps
-from cvlib.experiments.large_sweeps import RandomFamily, SweepError, sweep
+from cvlib.experiments.large_sweeps import RandomFamily, sweep
 
 SPEC = RandomFamily(seed=11, count=120, max_steps=25)
 LINUX = Path("/proc/self/stat").exists()
@@ -124,9 +125,9 @@ def test_a_dask_sweep_runs_on_a_given_client_and_leaves_it_open() -> None:
 
 
 def test_a_misplaced_client_is_named() -> None:
-    with pytest.raises(SweepError, match="Dask client only makes sense with backend='dask'"):
+    with pytest.raises(cv.ParameterError, match="Dask client only makes sense with backend='dask'"):
         sweep(SPEC, client=object())
-    with pytest.raises(SweepError, match="not both"):
+    with pytest.raises(cv.ParameterError, match="not both"):
         sweep(SPEC, backend="dask", client=object(), address="tcp://127.0.0.1:8786")
-    with pytest.raises(SweepError, match="client must be a dask.distributed.Client, got int"):
+    with pytest.raises(cv.ParameterError, match="client must be a dask.distributed.Client, got int"):
         sweep(SPEC, backend="dask", client=3)

@@ -19,7 +19,7 @@ from cvlib.fidelity import (
     set_generation_cost,
     stored_forms,
 )
-from cvlib.fidelity.experiments import first_edition_generation_cost
+from cvlib.fidelity.experiments import own_call_generation_cost
 from cvlib.fidelity.trajectories import MIGRATION
 
 
@@ -45,8 +45,8 @@ def test_the_migrations_forms_are_charged_their_lineage_worked_by_hand():
     assert generation_cost(f["record_cascaded"], f) == (full + dense) + (dense + rc)
     assert generation_cost(f["anchor_cascaded"], f) == generation_cost(f["record_cascaded"], f)
     # the first edition charged the cascaded record only its own call, and its anchor the source record
-    assert first_edition_generation_cost(f["record_cascaded"], f) == dense + rc
-    assert first_edition_generation_cost(f["anchor_cascaded"], f) == full + rec
+    assert own_call_generation_cost(f["record_cascaded"], f) == dense + rc
+    assert own_call_generation_cost(f["anchor_cascaded"], f) == full + rec
 
 
 def test_a_shared_intermediate_is_paid_once():

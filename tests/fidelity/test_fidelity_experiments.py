@@ -139,8 +139,8 @@ def test_experiment_a_refuses_bad_input():
 
 def test_the_corrected_ledger_removes_the_cascades_false_dominance():
     dom = cascade_dominance(generate_trajectory(0, n_objects=12))
-    assert dom["dominates_first_edition"].mean() > 0.5
-    assert not dom["dominates_corrected"].any()
+    assert dom["dominates_own_call"].mean() > 0.5
+    assert not dom["dominates_lineage"].any()
 
 
 def test_findings_and_outcomes_tables():

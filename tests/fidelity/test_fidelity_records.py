@@ -9,7 +9,7 @@ from cvlib.fidelity import (
     Floor,
     Force,
     Obligation,
-    Status,
+    SubjectStatus,
     Trajectory,
     migration_fixture,
 )
@@ -23,7 +23,7 @@ def test_elements_cover_every_dimension_of_the_migration():
 
 def test_unknown_status_word_is_refused():
     with pytest.raises(ParameterError, match="status 'finished'"):
-        ContentObject("x", "t", statuses=(Status("a", "finished"),))
+        ContentObject("x", "t", statuses=(SubjectStatus("a", "finished"),))
 
 
 def test_importance_out_of_range_is_refused():

@@ -239,3 +239,62 @@ def test_help_documents_the_format():
     assert "dep_hash" in result.output and "cvlib notes anchor" in result.output
     result = invoke("anchor", "--help")
     assert "NOTES_FILE REPO_DIR" in result.output and "REPO_DIR PATH QUALNAME" in result.output
+
+
+TWO_DEEP = (
+    "LIMIT = 10\nFACTOR = 2\n\n\ndef helper(x):\n    return x * FACTOR\n\n\n"
+    "class Runner:\n"
+    "    def step(self, n):\n"
+    "        return min(helper(n), LIMIT)\n\n"
+    "    def reset(self):\n"
+    "        self.total = 0\n"
+    "        self.log = []\n"
+)
+
+
+def _two_deep(tmp_path):
+    for name in ("v1", "v2"):
+        (tmp_path / name / "pkg").mkdir(parents=True)
+    (tmp_path / "v1" / "pkg" / "runner.py").write_text(TWO_DEEP)
+    (tmp_path / "v2" / "pkg" / "runner.py").write_text(TWO_DEEP.replace("LIMIT = 10", "LIMIT = 11").replace("FACTOR = 2", "FACTOR = 3"))
+    (tmp_path / "notes.yaml").write_text(UNANCHORED)
+    assert invoke("anchor", str(tmp_path / "notes.yaml"), str(tmp_path / "v1")).exit_code == 0
+    return tmp_path
+
+
+def test_check_names_the_nearest_changed_dependency_first(tmp_path):
+    repos = _two_deep(tmp_path)
+    result = invoke("check", str(repos / "notes.yaml"), str(repos / "v2"))
+    assert result.exit_code == 0, result.output
+    # LIMIT is read by step itself (depth 1); FACTOR only through helper (depth 2)
+    assert "step: DEPENDENCY_CHANGED" in result.output
+    assert "  reviewer: look first at LIMIT (module name)" in result.output
+    assert "  changed: " not in result.output  # the full list, nearest first, only with --explain
+    records = [json.loads(line) for line in invoke("check", "--json", str(repos / "notes.yaml"), str(repos / "v2")).output.splitlines()]
+    step = next(r for r in records if r["id"] == "step")
+    assert step["first_changed"] == {"label": "LIMIT", "kind": "module name", "depth": 1}
+    reset = next(r for r in records if r["id"] == "reset")
+    assert reset["status"] == "FRESH" and reset["first_changed"] is None
+
+
+def test_explain_lists_every_changed_dependency_nearest_first(tmp_path):
+    repos = _two_deep(tmp_path)
+    result = invoke("check", "--explain", "step", str(repos / "notes.yaml"), str(repos / "v2"))
+    assert result.exit_code == 0, result.output
+    lines = [line.strip() for line in result.output.splitlines() if line.strip().startswith("changed:")]
+    assert lines == ["changed: LIMIT (module name, depth 1)", "changed: FACTOR (module name, depth 2)"]
+
+
+def test_explain_an_unknown_note_is_a_one_line_error(tmp_path):
+    repos = _two_deep(tmp_path)
+    result = invoke("check", "--explain", "nope", str(repos / "notes.yaml"), str(repos / "v2"))
+    assert result.exit_code == 2
+    assert result.output.strip().splitlines() == ["error: --explain 'nope': '" + str(repos / "notes.yaml") + "' has no note with that id"]
+
+
+def test_check_names_own_code_first_when_the_symbol_changed(tmp_path):
+    repos = _two_deep(tmp_path)
+    (repos / "v2" / "pkg" / "runner.py").write_text(TWO_DEEP.replace("min(helper(n), LIMIT)", "max(helper(n), LIMIT)"))
+    result = invoke("check", str(repos / "notes.yaml"), str(repos / "v2"))
+    assert "step: CHANGED" in result.output
+    assert "  reviewer: look first at its own code (own code)" in result.output

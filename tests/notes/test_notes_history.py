@@ -23,10 +23,12 @@ from cvlib.notes.history import (
     review_load,
     step_shares,
     survival,
+    withheld_by_kind,
 )
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "code_history"
-PROJECTS = ("requests", "flask", "httpie")
+PROJECTS = ("requests", "flask", "httpie", "jiter", "rpds-py")
+RUST_PROJECTS = ("jiter", "rpds-py")
 
 RELEASES = [
     {"m.py": "def keep(a):\n    return a + 100\n\ndef edit(a):\n    return a * 200\n\ndef move(a, b):\n    return a - b * 3\n"},
@@ -42,9 +44,12 @@ def table_of(releases) -> pd.DataFrame:
             parsed = analyse(source, path)
             for s in parsed.rows():
                 dep_hash, deps = dependency_fingerprint(parsed.dependencies(s.qualname))
+                wide_hash, wide = dependency_fingerprint(parsed.dependencies(s.qualname, "wide"))
                 rows.append(dict(release=k, version=f"0.{k}", path=path, qualname=s.qualname, kind=s.kind,
                                  raw_hash=s.raw_hash, norm_hash=s.norm_hash, dep_hash=dep_hash, lines=s.lines,
-                                 nodes=s.nodes, deps=[f"{h} {label}" for label, h in deps]))
+                                 nodes=s.nodes, deps=[f"{h} {label}" for label, h in deps],
+                                 dep_hash_wide=wide_hash, deps_wide=[f"{h} {label}" for label, h in wide],
+                                 fallback=parsed.fallback_reason(s.qualname)))
     return pd.DataFrame(rows, columns=list(HISTORY_COLUMNS)).assign(project="toy")
 
 
@@ -107,8 +112,9 @@ def test_provenance_records_every_wheel_and_the_table_hash(project):
 
 
 def test_tables_stay_small():
+    # five projects, two dependency rules each: the derived tables, never the archives
     total = sum(p.stat().st_size for p in DATA.iterdir() if p.is_file())
-    assert total < 1_000_000
+    assert total < 1_500_000
 
 
 def _fetch_module():
@@ -150,7 +156,8 @@ def test_fetch_indexes_a_wheel_in_memory_deterministically():
 def test_unparsable_rows_become_unparsable_statuses():
     t = table_of(RELEASES[:2])
     broken = pd.DataFrame([dict(release=2, version="0.2", path="m.py", qualname="", kind="unparsable",
-                                raw_hash="", norm_hash="", dep_hash="", lines=3, nodes=0, deps=[])])
+                                raw_hash="", norm_hash="", dep_hash="", lines=3, nodes=0, deps=[],
+                                dep_hash_wide="", deps_wide=[], fallback="")])
     t = pd.concat([t, broken.assign(project="toy")], ignore_index=True)
     replayed = replay(t)
     assert set(replayed.loc[replayed.to_release == 2, "status"]) == {"UNPARSABLE"}
@@ -207,3 +214,49 @@ def test_committed_tables_hold_dependency_fingerprints(project):
     parsed = table[table["kind"] != "unparsable"]
     assert parsed["dep_hash"].str.fullmatch(r"[0-9a-f]{16}").all()
     assert parsed["deps"].map(len).gt(0).all()  # every symbol depends at least on its own binding
+
+
+@pytest.mark.parametrize("project", RUST_PROJECTS)
+def test_rust_tables_cover_at_least_fifteen_releases_of_rust_source(project):
+    table = load_history(project, DATA)
+    assert table["release"].nunique() >= 15
+    assert table["path"].str.endswith(".rs").all()
+    assert (table["dep_hash"] == table["dep_hash_wide"]).all()  # one rule for Rust
+
+
+def test_fetch_indexes_an_sdist_in_memory_keeping_only_its_source_folders():
+    import io
+    import tarfile
+
+    fetch = _fetch_module()
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as archive:
+        for name, text in [("pkg-1.0/src/lib.rs", "const K: u8 = 1;\nfn f() -> u8 { K }\n"),
+                           ("pkg-1.0/tests/t.rs", "fn t() {}\n"), ("pkg-1.0/pkg/x.py", "X = 1\n")]:
+            data = text.encode()
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            archive.addfile(info, io.BytesIO(data))
+    pytest.importorskip("tree_sitter_rust")
+    rows = fetch.index_sdist(buffer.getvalue(), ["src/"], 0, "1.0")
+    assert sorted({r["path"] for r in rows}) == ["src/lib.rs"]
+    assert {r["qualname"] for r in rows} == {"K", "f"}
+
+
+PRECISE = [
+    {"m.py": "class C:\n    a = 1\n    b = 2\n\n    def uses_a(self):\n        return self.a * 100\n\n"
+             "    def alone(self, x):\n        return x + 1000\n"},
+    {"m.py": "class C:\n    a = 1\n    b = 3\n\n    def uses_a(self):\n        return self.a * 100\n\n"
+             "    def alone(self, x):\n        return x + 1000\n"},
+]
+
+
+def test_the_wide_gate_withholds_for_an_unrelated_member_and_the_precise_one_does_not():
+    replayed = replay(table_of(PRECISE))
+    step = replayed.set_index("qualname")
+    assert step.loc["C.uses_a", "status_wide"] == "DEPENDENCY_CHANGED" and step.loc["C.uses_a", "status"] == "FRESH"
+    totals = gate_totals(replayed).set_index("project")
+    assert totals.loc["all", ["withheld_symbol", "withheld_wide", "withheld_dependency", "released"]].tolist() == [0, 2, 0, 2]
+    by_kind = withheld_by_kind(replayed).set_index(["gate", "kind"])
+    assert by_kind.loc[("wide", "class member"), "withheld"] == 2
+    assert by_kind.loc[("precise", "class member"), "withheld"] == 0

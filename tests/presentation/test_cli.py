@@ -141,6 +141,13 @@ def test_spec_command(runner, tmp_path):
     assert table.stdout.splitlines()[0] == "spec A by spec"
 
 
+def test_spec_command_runs_a_spec_with_rules_and_an_outage(runner):
+    path = cv.paths.project_root() / "data" / "scenarios" / "warehouse_outage.yaml"
+    record = json.loads(invoke(runner, "spec", str(path), "--json").stdout)
+    assert record["rules"]["checker"] == "dependency" and record["rules"]["ttl"] == 4
+    assert record == cv.run_spec(path).to_dict()
+
+
 def test_spec_command_bad_file_exits_2(runner, tmp_path):
     result = invoke(runner, "spec", str(tmp_path / "missing.yaml"))
     assert result.exit_code == 2

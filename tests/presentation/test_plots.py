@@ -115,10 +115,30 @@ def test_mechanism_figure_stacks_marker_labels_that_would_collide():
     _ok(plots.mechanism_figure(trace_both(setup), markers=markers, budget=setup.budget))
 
 
-def test_mechanism_figure_needs_both_traces():
-    traces = trace_both(cv.setup_scenario("A"))
-    with pytest.raises(ParameterError, match="missing \\['validity_aware'\\]"):
-        plots.mechanism_figure({"baseline": traces["baseline"]})
+def test_mechanism_figure_draws_one_lane_per_trace_in_order():
+    setup = cv.setup_scenario("A")
+    with pytest.raises(ParameterError, match="at least one trace"):
+        plots.mechanism_figure({})
+    three = trace_both(setup, policies=["baseline", "validity_aware", "timestamp_only"])
+    figure = plots.mechanism_figure(three, budget=setup.budget)
+    _ok(figure)
+    ticks = figure.axes[0].get_yticklabels()
+    assert [t.get_text() for t in ticks] == ["Baseline", "Validity-aware", "Timestamp-only"]
+    assert [t.get_color() for t in ticks] == ["#D55E00", "#0072B2", "#E69F00"]
+    one = plots.mechanism_figure({"validity_aware": three["validity_aware"]})
+    assert [t.get_text() for t in one.axes[0].get_yticklabels()] == ["Validity-aware"]
+
+
+def test_budget_and_steps_figures_take_every_policy_present():
+    three = ["baseline", "validity_aware", "timestamp_only"]
+    sweep = cv.budget_sweep(policies=three)
+    figure = plots.budget_sweep_figure(sweep, cv.separation_window(sweep))
+    _ok(figure)
+    assert [t.get_text() for t in figure.legends[0].get_texts()] == ["Baseline", "Validity-aware", "Timestamp-only"]
+    runs = {"A": cv.run_scenario("A", policies=three), "E2": cv.run_scenario("E2", policies=three)}
+    bars = plots.steps_comparison_figure(runs)
+    _ok(bars)
+    assert len(bars.axes[0].patches) == 6
 
 
 def test_pfw_vs_size_plots_every_run_on_linear_axes_with_a_close_up():
@@ -240,6 +260,18 @@ def test_change_figure_marks_what_changes():
     assert texts.count("changes") == int(changed.to_numpy().sum())
 
 
+def test_tie_break_figure_marks_the_steps_after_the_action():
+    plan = cv.branching(11, 2, 1, seed=0)
+    fig = _ok(xfig.tie_break_figure(plan))
+    assert len(fig.axes) == 2
+    after = [len(ax.collections[2].get_offsets()) for ax in fig.axes]  # ran, action, after the action
+    assert after == [len(plan) - 1 - plan.topological_order().index("L10_0"), 0]
+    assert [len(ax.collections[0].get_offsets()) + len(ax.collections[1].get_offsets()) for ax in fig.axes] == [
+        len(plan) - after[0], len(plan)]
+    with pytest.raises(ParameterError):
+        xfig.tie_break_figure(plan, ())
+
+
 def test_performance_and_law_at_scale_figures():
     record = cv.performance.load_record(cv.paths.data_path("benchmarks", "latest.json"))
     fig = _ok(cv.performance.scaling_figure(record))
@@ -259,3 +291,81 @@ def test_figures_refuse_empty_input():
         plots.steps_comparison_figure({})
     with pytest.raises(ParameterError):
         xfig.law_at_scale_figure(pd.DataFrame({"steps": [], "predicted_pfw": [], "baseline_pfw": []}))
+
+
+# -- the notes chapters' figures -----------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def notes_replay():
+    from cvlib.notes import views
+    from cvlib.repository import data_path
+
+    return views.replay_projects(["requests", "rpds-py"], data_path("code_history"))
+
+
+def test_notes_release_figures_pass_the_style_check(notes_replay):
+    from cvlib.notes import history as nh
+    from cvlib.notes import views
+    from cvlib.presentation import notes_figures as nf
+
+    projects = notes_replay.projects
+    fig = _ok(nf.gate_comparison_figure(nh.gate_comparison(notes_replay.replayed), notes_replay.versions, projects))
+    assert len(fig.axes[0].patches) == 3 * (len(notes_replay.versions["requests"]) - 1)  # three gates per step
+    _ok(nf.step_status_figure(nh.step_shares(notes_replay.replayed), notes_replay.versions, projects))
+    _ok(nf.survival_figure(views.survival_curves(notes_replay), views.survival_curves(notes_replay, "status_symbol"), projects))
+
+
+def test_notes_trial_figures_pass_the_style_check(notes_replay):
+    import numpy as np
+
+    from cvlib.notes import trials as nt
+    from cvlib.notes import views
+    from cvlib.presentation import notes_figures as nf
+    from cvlib.repository import data_path
+
+    counts = nt.with_intervals(nt.load_trials(data_path("notes_trials/published_counts.csv")), confidence=0.95)
+    arms = counts[counts["table"] == "arms"].reset_index(drop=True)
+    _ok(nf.trial_intervals_figure(arms, views.ARM_NAMES, 0.95))
+    curves = views.policy_curves(views.step_counts(notes_replay), nt.policy_rates(counts), np.linspace(0, 1, 5))
+    _ok(nf.policy_curves_figure(curves, 0.5))
+
+
+def test_every_notes_figure_function_is_under_the_style_check():
+    import inspect
+
+    from cvlib.presentation import notes_figures as nf
+
+    drawn = {"gate_comparison_figure", "step_status_figure", "survival_figure", "trial_intervals_figure", "policy_curves_figure"}
+    public = {n for n, f in inspect.getmembers(nf, inspect.isfunction) if f.__module__ == nf.__name__ and not n.startswith("_")}
+    assert public == drawn
+
+
+# -- the progressive-fidelity chapters ----------------------------------------------------
+
+
+def test_every_fidelity_figure_passes_the_style_check():
+    from cvlib import fidelity as fid
+    from cvlib.fidelity.findings import SHORT_B
+    from cvlib.presentation import fidelity_figures as ffig
+
+    a = fid.sweep_a(seeds=[0], n_objects=5, budget_fractions=[0.1, 0.3, 1.0])
+    reps, _, _ = fid.representation_sweep([0], 5)
+    b = fid.sweep_b(seeds=[0], budget_fractions=[0.2, 0.5], n_turns=12, n_objects=5, n_probes=6)
+    traj = fid.generate_trajectory(0, budget_fraction=0.35, n_turns=12, n_objects=5, n_probes=6)
+    runs, folds, _ = fid.decay_trace(traj)
+    sens = fid.sensitivity_b(seeds=[0], budget_fractions=[0.3], only=["lead"])
+    figures = [
+        ffig.operating_points_figure(reps),
+        ffig.budget_figure(a),
+        ffig.probe_failures_figure(b),
+        ffig.legality_figure(b),
+        ffig.fold_trace_figure(traj, runs, folds),
+        ffig.sensitivity_figure(sens, SHORT_B),
+    ]
+    drawn = {name for name, f in vars(ffig).items() if name.endswith("_figure") and getattr(f, "__module__", "") == ffig.__name__}
+    assert len(figures) == len(drawn), f"a fidelity figure is not checked here: {sorted(drawn)}"
+    for fig in figures:
+        _ok(fig)
+        legend = {t.get_text() for lg in fig.legends for t in lg.get_texts()}
+        assert legend and not any("_" in t for t in legend)  # words, not column keys

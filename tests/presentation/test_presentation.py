@@ -299,6 +299,21 @@ def test_event_words_follow_the_spec():
     )
 
 
+def test_event_words_tell_silent_changes_outages_and_the_rules_time_to_live():
+    from dataclasses import replace
+
+    setup = sp.load_spec_page(ROOT / "data" / "scenarios" / "warehouse_outage.yaml", root=ROOT).setup
+    setup = replace(
+        setup,
+        silent_changes=(cv.SilentChange(6, "F1"),),
+        resource_events=(*setup.resource_events, cv.ResourceEvent(7, "warehouse", up=True)),
+    )
+    assert sp.event_words(setup) == (
+        "at tick 3 resource warehouse goes down (fact F2 rests on it), after tick 4 every fact not re-verified goes "
+        "stale (time-to-live 4), at tick 6 fact F1 changes with no signal and at tick 7 resource warehouse comes back"
+    )
+
+
 # -- the spec format page documents every key ------------------------------------------------------------
 
 PAGE = (ROOT / "book" / "spec_format.md").read_text(encoding="utf-8")
@@ -312,8 +327,10 @@ def test_spec_format_page_documents_every_key():
     for key in ["id", "value", "valid_until", "generator", "params", "steps", "kind", "requires", "after",
                 "tick", "fact", "new_value", "ground_truth_changed"]:
         assert f"`{key}`" in PAGE, f"book/spec_format.md does not document {key!r}"
-    for generator in cv.generators.GENERATORS:
+    for generator in cv.spec.PLAN_GENERATORS:
         assert f"`{generator}`" in PAGE, f"book/spec_format.md does not document the generator {generator!r}"
+    for key in [*cv.spec.RULE_KEYS, *cv.spec.VERIFICATION_KEYS, "resource", "up", "num_actions", "also_requires"]:
+        assert f"`{key}`" in PAGE, f"book/spec_format.md does not document {key!r}"
 
 
 def test_spec_format_page_example_is_a_valid_spec(tmp_path):

@@ -191,3 +191,45 @@ def test_generate_unknown_name_lists_the_valid_ones():
 def test_generate_unknown_parameter_is_a_parameter_error():
     with pytest.raises(ParameterError, match="chain.*width"):
         cv.generate("chain", depth=3, width=2)
+
+
+# -- one chain builder: staged chains and further requirements ------------------------------------------------
+
+
+def test_a_chain_with_further_requirements_is_the_chain_built_step_by_step():
+    from cvlib.core.graph import PlanGraph, Step, StepKind
+
+    steps = []
+    for i in range(5):
+        kind = StepKind.ACTION if i == 4 else StepKind.PLAN if i == 0 else StepKind.DECISION
+        requires = {"F1", "F3"} if i == 0 else {"F2"} if i == 2 else set()
+        steps.append(Step(f"S{i}", kind, frozenset(requires), (f"S{i - 1}",) if i else ()))
+    expected = PlanGraph(steps)
+    plan = cv.chain(5, also_requires={0: ["F3"], 2: ["F2"]})
+    assert list(plan.ordered_steps()) == list(expected.ordered_steps())
+    assert [plan.closure_size(f) for f in ("F1", "F2", "F3")] == [5, 3, 5]
+    assert plan.invalidation_depth("F2") == expected.invalidation_depth("F2")
+
+
+def test_a_staged_chain_with_further_requirements():
+    plan = cv.chain(6, num_actions=3, also_requires={3: ["F2"]})
+    assert [s.id for s in plan] == [f"S{i}" for i in range(6)]
+    assert plan.action_count() == 3 and plan.step("S3").requires == {"F2"}
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "fragment"),
+    [
+        ({"also_requires": {5: ["F2"]}}, "also_requires is keyed by step positions 0 to 4, got 5"),
+        ({"also_requires": {True: ["F2"]}}, "keyed by step positions"),
+        ({"also_requires": {1: "F2"}}, r"also_requires\[1\] must be a list of fact ids"),
+        ({"also_requires": {1: [""]}}, r"also_requires\[1\]"),
+        ({"also_requires": [1, "F2"]}, "also_requires must map step positions to lists of fact ids"),
+        ({"num_actions": 0}, "num_actions must be >= 1"),
+        ({"num_actions": 6}, r"num_actions must be at most depth \(5\), got 6"),
+    ],
+)
+def test_bad_chain_options_are_one_line_errors(kwargs, fragment):
+    with pytest.raises(ParameterError, match=fragment):
+        cv.chain(5, **kwargs)
+

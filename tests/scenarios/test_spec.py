@@ -196,6 +196,49 @@ MALFORMED = [
     ("budget-negative", variant(budget=-2), ["'budget' must be a non-negative integer", "-2"]),
     ("budget-bool", variant(budget=True), ["'budget' must be a non-negative integer", "True"]),
     ("budget-float", variant(budget=7.5), ["'budget' must be a non-negative integer", "7.5"]),
+    # what else the world holds: silent changes, resources, rules, every plan family
+    ("silent-not-list", variant(silent_changes={"tick": 1}), ["'silent_changes' must be a list"]),
+    ("silent-missing-fact", variant(silent_changes=[{"tick": 1}]), ["silent_changes[0] is missing 'fact'"]),
+    ("silent-extra-key", variant(silent_changes=[{"tick": 1, "fact": "F1", "value": 2}]),
+     ["silent_changes[0] has unknown key(s) 'value'", "expected tick, fact"]),
+    ("silent-unknown-fact", variant(silent_changes=[{"tick": 1, "fact": "F9"}]),
+     ["silent_changes[0] names fact 'F9'", "defined: F1, F2"]),
+    ("silent-negative-tick", variant(silent_changes=[{"tick": -3, "fact": "F1"}]),
+     ["silent_changes[0]", "silent change tick must be >= 0, got -3"]),
+    ("supports-not-mapping", variant(supports=["F2", "db"]), ["'supports' must map fact ids to resource names"]),
+    ("supports-unknown-fact", variant(supports={"F9": "db"}), ["supports names fact 'F9'", "defined: F1, F2"]),
+    ("supports-bad-resource", variant(supports={"F2": 3}), ["supports.F2: the resource must be a non-empty name", "3"]),
+    ("resource-unknown", variant(supports={"F2": "db"}, resource_events=[{"tick": 2, "resource": "dbb"}]),
+     ["resource_events[0] names resource 'dbb', which no fact rests on", "'supports' names: db"]),
+    ("resource-without-supports", variant(resource_events=[{"tick": 2, "resource": "db"}]),
+     ["resource_events[0] names resource 'db'", "(none)"]),
+    ("resource-bad-up", variant(supports={"F2": "db"}, resource_events=[{"tick": 2, "resource": "db", "up": "no"}]),
+     ["resource_events[0]", "resource event 'up' must be true or false", "'no'"]),
+    ("resource-missing-tick", variant(supports={"F2": "db"}, resource_events=[{"resource": "db"}]),
+     ["resource_events[0] is missing 'tick'"]),
+    ("rules-not-mapping", variant(rules=["ttl", 3]), ["'rules' must be a mapping of execution rules", "ttl"]),
+    ("rules-unknown-key", variant(rules={"tll": 3}), ["rules has unknown key(s) 'tll'", "recovery", "ttl"]),
+    ("rules-bad-recovery", variant(rules={"recovery": "retry"}), ["rules: recovery must be one of flat", "'retry'"]),
+    ("rules-bad-ttl", variant(rules={"ttl": 2.5}), ["rules: ttl must be an integer", "2.5"]),
+    ("rules-negative-ttl", variant(rules={"ttl": -1}), ["rules: ttl must be >= 0", "-1"]),
+    ("rules-bad-flag", variant(rules={"ttl_refresh": "yes"}), ["rules: ttl_refresh", "'yes'"]),
+    ("rules-bad-prior", variant(rules={"prior_change": 1.5}), ["rules: prior_change", "1.5"]),
+    ("rules-bad-checker", variant(rules={"checker": "oracle"}), ["rules: checker must be one of timestamp, dependency"]),
+    ("rules-verification-not-mapping", variant(rules={"verification": 0.1}),
+     ["rules.verification must be a mapping of miss_rate, false_alarm_rate, cost, seed", "0.1"]),
+    ("rules-verification-unknown-key", variant(rules={"verification": {"noise": 0.1}}),
+     ["rules.verification has unknown key(s) 'noise'"]),
+    ("rules-verification-bad-rate", variant(rules={"verification": {"miss_rate": 2}}), ["rules.verification: miss_rate"]),
+    ("plan-extra-key", variant(plan={"generator": "chain", "params": {"depth": 3}, "seed": 1}),
+     ["plan has unknown key(s) 'seed'", "generator and params"]),
+    ("generator-missing-param", variant(plan={"generator": "layered", "params": {"max_width": 2}}),
+     ["generator 'layered'", "num_layers"]),
+    ("random-unknown-family", variant(plan={"generator": "random", "params": {"family": "tree"}}),
+     ["plan family must be one of chain", "'tree'"]),
+    ("chain-too-many-actions", variant(plan={"generator": "chain", "params": {"depth": 2, "num_actions": 3}}),
+     ["num_actions must be at most depth (2), got 3"]),
+    ("chain-also-requires-out-of-range", variant(plan={"generator": "chain", "params": {"depth": 3, "also_requires": {"x": ["F2"]}}}),
+     ["also_requires is keyed by step positions 0 to 2", "'x'"]),
 ]
 
 
@@ -208,3 +251,100 @@ def test_malformed_spec_error_names_file_and_problem(tmp_path, label, spec, frag
 def test_setup_from_spec_uses_the_given_source_name():
     with pytest.raises(SpecError, match=r"^my-source: missing required key 'plan'"):
         cv.setup_from_spec({"name": "x", "facts": [{"id": "F1"}]}, source="my-source")
+
+
+# -- what else a spec can say: silent changes, resources, rules, every plan family ---------------------------------
+
+WORLD = variant(
+    silent_changes=[{"tick": 4, "fact": "F1"}],
+    supports={"F2": "warehouse"},
+    resource_events=[{"tick": 3, "resource": "warehouse"}, {"tick": 6, "resource": "warehouse", "up": True}],
+    rules={"ttl": 4, "ttl_refresh": True, "checker": "dependency", "verification": {"cost": 2}},
+)
+
+
+def test_a_spec_carries_silent_changes_resources_and_rules_into_the_setup(tmp_path):
+    setup = cv.load_spec(write(tmp_path, WORLD))
+    assert setup.silent_changes == (cv.SilentChange(4, "F1"),)
+    assert setup.supports == {"F2": "warehouse"}
+    assert setup.resource_events == (cv.ResourceEvent(3, "warehouse", up=False), cv.ResourceEvent(6, "warehouse", up=True))
+    assert setup.rules == cv.ExecutionRules(ttl=4, ttl_refresh=True, checker="dependency",
+                                            verification=cv.VerificationModel(cost=2))
+    run = cv.run_spec(write(tmp_path, WORLD, ".json"))
+    assert run.to_dict()["rules"] == setup.rules.to_dict()  # the run says which rules produced it
+
+
+def test_a_spec_runs_as_the_same_setup_built_in_python(tmp_path):
+    from dataclasses import replace
+
+    loaded = cv.load_spec(write(tmp_path, WORLD))
+    plain = cv.load_spec(write(tmp_path, VALID, name="plain"))
+    by_hand = replace(
+        plain,
+        silent_changes=(cv.SilentChange(4, "F1"),),
+        supports={"F2": "warehouse"},
+        resource_events=(cv.ResourceEvent(3, "warehouse", up=False), cv.ResourceEvent(6, "warehouse", up=True)),
+        rules=cv.ExecutionRules(ttl=4, ttl_refresh=True, checker="dependency", verification=cv.VerificationModel(cost=2)),
+    )
+    assert loaded.run().to_dict() == by_hand.run().to_dict()
+    assert loaded.run().to_dict() != plain.run().to_dict()  # the extra keys change what happens
+
+
+@pytest.mark.parametrize(
+    ("generator", "params", "expected"),
+    [
+        ("chain", {"depth": 6, "num_actions": 2}, lambda: cv.chain(6, num_actions=2)),
+        ("branching", {"depth": 5, "branching_factor": 3, "seed": 2}, lambda: cv.branching(5, 3, seed=2)),
+        ("multi_branch", {"pre_merge_depth": 2, "num_branches": 2, "post_merge_depth": 2},
+         lambda: cv.multi_branch(2, 2, 2)),
+        ("layered", {"num_layers": 4, "max_width": 3, "num_facts": 2, "seed": 5},
+         lambda: cv.random_plans.layered_dag(4, 3, 2, seed=5)),
+        ("fan_out", {"num_branches": 2, "fan_out": 2, "seed": 1}, lambda: cv.random_plans.isolated_fan_out(2, 2, seed=1)),
+        ("random", {"family": "layered", "seed": 9, "max_steps": 20}, lambda: cv.random_plans.random_plan("layered", 9, 20)[0]),
+    ],
+)
+def test_every_plan_family_is_a_spec_generator(tmp_path, generator, params, expected):
+    plan = expected()
+    facts = [{"id": f, "value": 1} for f in sorted(plan.facts | {"F1", "F2"})]
+    spec = variant(plan={"generator": generator, "params": params}, facts=facts, at_risk=sorted(plan.facts)[0], events=[])
+    setup = cv.load_spec(write(tmp_path, spec))
+    assert list(setup.plan.ordered_steps()) == list(plan.ordered_steps())
+    assert set(cv.spec.PLAN_GENERATORS) >= {"chain", "branching", "multi_branch", "layered", "fan_out", "random"}
+
+
+def test_a_chain_with_a_further_requirement_from_yaml(tmp_path):
+    path = tmp_path / "chain.yaml"
+    path.write_text(
+        "name: c\nfacts: [{id: F1}, {id: F2}]\nplan: {generator: chain, params: {depth: 4, also_requires: {2: [F2]}}}\n"
+        "at_risk: F2\n",
+        encoding="utf-8",
+    )
+    setup = cv.load_spec(path)
+    assert setup.plan.step("S2").requires == {"F2"} and setup.plan.closure_size("F2") == 2
+
+
+@pytest.mark.parametrize(("label", "spec", "fragments"), MALFORMED, ids=[m[0] for m in MALFORMED])
+def test_every_spec_error_is_one_line(tmp_path, label, spec, fragments):
+    with pytest.raises(SpecError) as err:
+        cv.load_spec(write(tmp_path, spec, name=label))
+    assert "\n" not in str(err.value)
+
+
+EXAMPLE = cv.paths.project_root() / "data" / "scenarios" / "warehouse_outage.yaml"
+
+
+def test_the_warehouse_outage_example_uses_rules_and_an_outage():
+    from dataclasses import replace
+
+    setup = cv.load_spec(EXAMPLE)
+    assert setup.rules is not None and setup.rules.checker == "dependency" and setup.rules.ttl == 4
+    assert setup.resource_events == (cv.ResourceEvent(3, "warehouse", up=False),) and setup.supports == {"F2": "warehouse"}
+    run = setup.run()
+    # The count F2 never changes, yet the outage makes the baseline work on it in vain; the dependency checker stops first.
+    assert run.baseline.pre_failure_work > 0 and run.baseline.replans == 1
+    assert run.validity_aware.pre_failure_work == 0 and run.validity_aware.steps_used < run.baseline.steps_used
+    # Without its rules the validity-aware executor reads no resource health and does what the baseline does.
+    assert replace(setup, rules=None).run().validity_aware.pre_failure_work == run.baseline.pre_failure_work
+    # Without the outage nothing goes wrong for either executor.
+    calm = replace(setup, resource_events=()).run()
+    assert calm.baseline.pre_failure_work == calm.validity_aware.pre_failure_work == 0

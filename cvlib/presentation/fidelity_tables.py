@@ -1,28 +1,31 @@
-"""Tables for the progressive-fidelity chapters: human column names, formatted numbers, no index.
+"""Tables of the progressive-fidelity chapters, through the book's one table helper.
 
-A chapter shows a result table by calling :func:`table` with the columns it
-wants and their human names; the returned :class:`TableView` renders as HTML
-in the book and as aligned plain text elsewhere, both deterministic (no
-memory addresses, no random element ids), so nbval can compare them. The
+Each function takes what :mod:`cvlib.fidelity` computed, reshapes it for a
+reader (one row per schedule, condition or form, their display names, means
+or sums over seeds) and returns a :class:`~cvlib.presentation.tables.Table`
+made by :func:`cvlib.presentation.tables.table`, so its numbers are written by
+:mod:`cvlib.presentation.formatting` like every other table in the book. The
 display names of schedules, conditions and forms live here too, so every
-table and figure says the same words.
+table, figure and glued sentence says the same words.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from cvlib.core.errors import ParameterError
-
-from .params import default
+from cvlib.fidelity.findings import compare_conditions
+from cvlib.fidelity.params import choices_table, default
+from cvlib.presentation.tables import Table, table
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
+    from cvlib.fidelity.runner import ScheduleRun
+
 #: Display names of the schedules of Experiment B.
-POLICY_LABELS: dict[str, str] = {
+SCHEDULE_LABELS: dict[str, str] = {
     "full_while_feasible": "Flat compactor",
     "age_only": "Age only",
     "pressure_only": "Pressure only",
@@ -56,88 +59,51 @@ FORM_LABELS: dict[str, str] = {
 }
 
 #: Every display name above, for :func:`label`.
-LABELS: dict[str, str] = {**FORM_LABELS, **CONDITION_LABELS, **POLICY_LABELS}
+LABELS: dict[str, str] = {**FORM_LABELS, **CONDITION_LABELS, **SCHEDULE_LABELS}
 
 
 def label(key: str) -> str:
-    """The display name of a schedule, condition or form (the key itself if it has none)."""
-    return LABELS.get(key, key)
-
-
-@dataclass(frozen=True)
-class TableView:
-    """A formatted table: ``frame`` holds strings under human column names; it displays without an index."""
-
-    frame: pd.DataFrame
-
-    def _repr_html_(self) -> str:
-        return self.frame.to_html(index=False, border=0, classes="dataframe fidelity-table", escape=True)
-
-    def __repr__(self) -> str:
-        return self.frame.to_string(index=False)
-
-
-def _fmt(value: object, spec: str | None) -> str:
-    if value is None:
-        return ""
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, float) and value != value:  # NaN
-        return ""
-    if spec is None:
-        if isinstance(value, float):
-            return f"{value:,.2f}"
-        if isinstance(value, int):
-            return f"{value:,}"
-        return str(value)
-    return format(value, spec)
-
-
-def table(
-    df: pd.DataFrame,
-    columns: Mapping[str, str],
-    formats: Mapping[str, str] | None = None,
-    labels: Mapping[str, Mapping[str, str]] | None = None,
-) -> TableView:
-    """Select, rename and format columns of ``df`` for display.
+    """The display name of a schedule, condition or form, so prose, tables and figures use the same words.
 
     Parameters
     ----------
-    df:
-        The result table.
-    columns:
-        ``{column: human name}``, in display order; only these are shown.
-    formats:
-        ``{column: format spec}`` (e.g. ``",.0f"``, ``".2f"``, ``".0%"``);
-        unformatted numbers get thousands separators, floats two decimals,
-        booleans "yes"/"no".
-    labels:
-        ``{column: {value: display name}}`` for columns holding keys (a
-        schedule's name, a form's name); ``{column: LABELS}`` uses the
-        package's own display names.
+    key:
+        A schedule, condition or form name as the experiments write it.
 
     Returns
     -------
-    TableView
+    str
+        Its display name (the key itself if it has none).
     """
-    missing = [c for c in columns if c not in df.columns]
+    return LABELS.get(key, key)
+
+
+#: The fidelity chapters' number formats, as the book's quantities.
+_KINDS: dict[str, str] = {"share": "share", "count": "count", "tenths": "tenths", "percent": "percent_whole"}
+
+
+def _table(
+    frame: pd.DataFrame,
+    columns: Mapping[str, str],
+    kinds: Mapping[str, str] | None = None,
+    labels: Mapping[str, Mapping[str, str]] | None = None,
+) -> Table:
+    """``frame``'s ``columns`` under human names, key columns through ``labels``, numbers by their kind."""
+    missing = [c for c in columns if c not in frame.columns]
     if missing:
-        raise ParameterError(f"table has no column(s) {missing}; it has {list(df.columns)}")
-    formats = dict(formats or {})
+        raise ParameterError(f"table has no column(s) {missing}; it has {list(frame.columns)}")
+    kinds = dict(kinds or {})
     labels = dict(labels or {})
-    bad = (set(formats) | set(labels)) - set(columns)
+    bad = (set(kinds) | set(labels)) - set(columns)
     if bad:
-        raise ParameterError(f"formats or labels name column(s) {sorted(bad)} that are not shown")
-    out = {}
-    for col, name in columns.items():
-        names = labels.get(col)
-        out[name] = [names.get(v, v) if names is not None else _fmt(v, formats.get(col)) for v in df[col].tolist()]
-    import pandas as pd
-
-    return TableView(pd.DataFrame(out))
+        raise ParameterError(f"kinds or labels name column(s) {sorted(bad)} that are not shown")
+    shown = frame[list(columns)].copy()
+    for col, names in labels.items():
+        shown[col] = [names.get(v, v) for v in shown[col]]
+    return table(shown, dict(columns), {c: _KINDS[k] for c, k in kinds.items()})
 
 
-def condition_table(a: pd.DataFrame, metric: str, conditions: tuple[str, ...] | None = None) -> TableView:
+def condition_table(a: pd.DataFrame, metric: str, conditions: tuple[str, ...] | None = None) -> Table:
     """Experiment A at every budget: one row per budget, one column per condition, ``metric`` summed over seeds.
 
     Parameters
@@ -151,7 +117,8 @@ def condition_table(a: pd.DataFrame, metric: str, conditions: tuple[str, ...] | 
 
     Returns
     -------
-    TableView
+    Table
+        One row per budget.
     """
     for c in ("budget_fraction", "condition", metric):
         if c not in a.columns:
@@ -160,8 +127,8 @@ def condition_table(a: pd.DataFrame, metric: str, conditions: tuple[str, ...] | 
     piv = a.pivot_table(index="budget_fraction", columns="condition", values=metric, aggfunc="sum").reindex(columns=list(conds))
     piv = piv.reset_index()
     cols = {"budget_fraction": "Budget (share of full text)", **{c: CONDITION_LABELS.get(c, c) for c in conds}}
-    fmts = {"budget_fraction": ".2f", **{c: ",.0f" for c in conds}}
-    return table(piv, cols, fmts)
+    fmts = {"budget_fraction": "share", **{c: "count" for c in conds}}
+    return _table(piv, cols, fmts)
 
 
 #: What each schedule reads and which forms it chooses among, in words (for the chapters' schedule table).
@@ -196,14 +163,20 @@ SCHEDULE_NOTES: dict[str, tuple[str, str]] = {
 }
 
 
-def schedule_table() -> TableView:
-    """The schedules of Experiment B: name, what each reads, which forms it chooses among."""
+def schedule_table() -> Table:
+    """The schedules of Experiment B: name, what each reads, which forms it chooses among.
+
+    Returns
+    -------
+    Table
+        One row per schedule.
+    """
     import pandas as pd
 
     df = pd.DataFrame(
         [{"policy": k, "reads": r, "forms": f} for k, (r, f) in SCHEDULE_NOTES.items()]
     )
-    return table(df, {"policy": "Schedule", "reads": "Decides from", "forms": "Chooses among"}, labels={"policy": POLICY_LABELS})
+    return _table(df, {"policy": "Schedule", "reads": "Decides from", "forms": "Chooses among"}, labels={"policy": SCHEDULE_LABELS})
 
 
 # --- the chapters' tables, one function each -----------------------------------------------------------
@@ -213,39 +186,78 @@ def _range(lo: int, hi: int) -> str:
     return f"{lo}" if lo == hi else f"{lo} to {hi}"
 
 
-def migration_table(mig: pd.DataFrame) -> TableView:
-    """The migration episode's forms: size, cost, checks, and what the checker caught (rows of ``representation_table``)."""
-    return table(
-        mig,
+def migration_table(mig: pd.DataFrame, object_id: str = "migration") -> Table:
+    """The migration episode's forms: size, cost, checks, and what the checker caught (rows of ``representation_table``).
+
+    Parameters
+    ----------
+    mig:
+        Rows of :func:`~cvlib.fidelity.experiments.representation_table` (only ``object_id`` rows are shown).
+    object_id:
+        The object whose forms are shown.
+
+    Returns
+    -------
+    Table
+        One row per form.
+    """
+    if "object_id" not in mig.columns:
+        raise ParameterError(f"representation table has no column 'object_id'; it has {list(mig.columns)}")
+    return _table(
+        mig[mig["object_id"] == object_id],
         {"form": "Form", "tokens": "Tokens", "generation_tokens": "Generation tokens", "checks_passed": "Checks passed",
          "overclaimed": "Claimed, not found", "unsupported_additions": "Invented values", "contradictions": "Contradictions"},
         labels={"form": FORM_LABELS},
     )
 
 
-def form_table(reps: pd.DataFrame) -> TableView:
-    """Mean per form over objects: tokens, generation tokens under both ledgers, checks, required checks met, undominated share."""
+def form_table(reps: pd.DataFrame) -> Table:
+    """Mean per form over objects: tokens, generation tokens under both ledgers, checks, required checks met, undominated share.
+
+    Parameters
+    ----------
+    reps:
+        :func:`~cvlib.fidelity.experiments.representation_table` rows of every object.
+
+    Returns
+    -------
+    Table
+        One row per form.
+    """
     d = reps.assign(required_share=reps["required_met"] / reps["required_total"].clip(lower=1))
     per = d.groupby("form", sort=False)[
-        ["tokens", "generation_tokens", "first_edition_generation_tokens", "checks_passed", "required_share", "earns_place"]
+        ["tokens", "generation_tokens", "own_call_generation_tokens", "checks_passed", "required_share", "earns_place"]
     ].mean()
     per = per.reindex([f for f in FORM_LABELS if f in per.index]).reset_index()
-    return table(
+    return _table(
         per,
         {"form": "Form", "tokens": "Tokens", "generation_tokens": "Generation tokens",
-         "first_edition_generation_tokens": "First edition charged", "checks_passed": "Checks passed",
+         "own_call_generation_tokens": "Own call only", "checks_passed": "Checks passed",
          "required_share": "Required checks met", "earns_place": "Undominated for"},
-        {"tokens": ".0f", "generation_tokens": ".0f", "first_edition_generation_tokens": ".0f", "checks_passed": ".1f",
-         "required_share": ".0%", "earns_place": ".0%"},
+        {"tokens": "count", "generation_tokens": "count", "own_call_generation_tokens": "count", "checks_passed": "tenths",
+         "required_share": "percent", "earns_place": "percent"},
         {"form": FORM_LABELS},
     )
 
 
-def comparison_table(a: pd.DataFrame, first: str, second: str) -> TableView:
-    """Experiment A per budget: the range over seeds of ``first`` minus ``second`` (see :func:`~cvlib.fidelity.findings.compare_conditions`)."""
-    import pandas as pd
+def comparison_table(a: pd.DataFrame, first: str, second: str) -> Table:
+    """Experiment A per budget: the range over seeds of ``first`` minus ``second`` (see :func:`~cvlib.fidelity.findings.compare_conditions`).
 
-    from .findings import compare_conditions
+    Parameters
+    ----------
+    a:
+        :func:`~cvlib.fidelity.experiments.sweep_a` rows.
+    first:
+        The condition whose advantage is measured.
+    second:
+        The condition it is compared with.
+
+    Returns
+    -------
+    Table
+        One row per budget.
+    """
+    import pandas as pd
 
     cmp = compare_conditions(a, first, second)
     d = pd.DataFrame(
@@ -256,69 +268,125 @@ def comparison_table(a: pd.DataFrame, first: str, second: str) -> TableView:
             "seeds": cmp["seeds_first_more_legal"],
         }
     )
-    return table(
+    return _table(
         d,
         {"budget_fraction": "Budget", "legal": "Objects kept legal", "checks": "Checks passed",
          "seeds": f"Seeds where {label(first).lower()} keep more legal"},
-        {"budget_fraction": ".2f"},
+        {"budget_fraction": "share"},
     )
 
 
-def cost_by_condition(a: pd.DataFrame) -> TableView:
-    """Experiment A: mean generation and stored tokens per fixture, per condition."""
+def cost_by_condition(a: pd.DataFrame) -> Table:
+    """Experiment A: mean generation and stored tokens per fixture, per condition.
+
+    Parameters
+    ----------
+    a:
+        :func:`~cvlib.fidelity.experiments.sweep_a` rows.
+
+    Returns
+    -------
+    Table
+        One row per condition.
+    """
     cost = a.groupby("condition", sort=False)[["generation_tokens", "storage_tokens"]].mean().reset_index()
-    return table(cost, {"condition": "Condition", "generation_tokens": "Generation tokens", "storage_tokens": "Stored tokens"},
-                 {"generation_tokens": ",.0f", "storage_tokens": ",.0f"}, {"condition": CONDITION_LABELS})
+    return _table(cost, {"condition": "Condition", "generation_tokens": "Generation tokens", "storage_tokens": "Stored tokens"},
+                 {"generation_tokens": "count", "storage_tokens": "count"}, {"condition": CONDITION_LABELS})
 
 
-def findings_table(found: pd.DataFrame, surv: pd.DataFrame) -> TableView:
-    """Findings with their basis, verdict at the defaults, survival under the variations, and what was measured."""
+def findings_table(found: pd.DataFrame, surv: pd.DataFrame) -> Table:
+    """Findings with their basis, verdict at the defaults, survival under the variations, and what was measured.
+
+    Parameters
+    ----------
+    found:
+        A findings table (:func:`~cvlib.fidelity.findings.findings_a` or ``findings_b``).
+    surv:
+        Its :func:`~cvlib.fidelity.sensitivity.survival` under the variations.
+
+    Returns
+    -------
+    Table
+        One row per finding.
+    """
     d = found.merge(surv[["key", "holds_under", "variations", "flips_under"]], on="key")
     d = d.assign(survives=[f"{k} of {n}" for k, n in zip(d["holds_under"], d["variations"])])
-    return table(
+    return _table(
         d,
         {"finding": "Finding", "basis": "Basis", "holds": "At defaults", "survives": "Holds under",
          "measure": "Measured", "flips_under": "Comes out the other way under"},
     )
 
 
-def policy_summary(b: pd.DataFrame) -> TableView:
-    """Experiment B per schedule, means per trajectory: declared, undeclared and infeasible-turn failures, legality, feasibility, regret."""
+def policy_summary(b: pd.DataFrame) -> Table:
+    """Experiment B per schedule, means per trajectory: declared, undeclared and infeasible-turn failures, legality, feasibility, regret.
+
+    Parameters
+    ----------
+    b:
+        :func:`~cvlib.fidelity.experiments.sweep_b` rows.
+
+    Returns
+    -------
+    Table
+        One row per schedule.
+    """
     s = b.groupby("policy", sort=False)[
         ["failures_declared", "failures_undeclared", "failures_on_infeasible", "probe_failures", "legality_violations",
          "infeasible_turns", "regret"]
     ].mean().reset_index()
-    return table(
+    return _table(
         s,
         {"policy": "Schedule", "failures_declared": "Declared failed", "failures_undeclared": "Undeclared failed",
          "failures_on_infeasible": "Failed on infeasible turns", "probe_failures": "All failed",
          "legality_violations": "Legality violations", "infeasible_turns": "Infeasible turns", "regret": "Regret vs oracle"},
-        {"legality_violations": ".1f", "infeasible_turns": ".1f"},
-        {"policy": POLICY_LABELS},
+        {"legality_violations": "tenths", "infeasible_turns": "tenths"},
+        {"policy": SCHEDULE_LABELS},
     )
 
 
-def failure_table(b: pd.DataFrame) -> TableView:
-    """Experiment B per schedule, totals over the sweep: failures by class (classes overlap) and on infeasible turns."""
+def failure_table(b: pd.DataFrame) -> Table:
+    """Experiment B per schedule, totals over the sweep: failures by class (classes overlap) and on infeasible turns.
+
+    Parameters
+    ----------
+    b:
+        :func:`~cvlib.fidelity.experiments.sweep_b` rows.
+
+    Returns
+    -------
+    Table
+        One row per schedule.
+    """
     c = b.groupby("policy", sort=False)[
         ["probe_failures", "failures_representation", "failures_legality", "failures_selection", "failures_timing",
          "failures_on_infeasible"]
     ].sum().reset_index()
-    return table(
+    return _table(
         c,
         {"policy": "Schedule", "probe_failures": "Failed", "failures_representation": "Representation",
          "failures_legality": "Legality", "failures_selection": "Selection", "failures_timing": "Timing",
          "failures_on_infeasible": "On infeasible turns"},
-        labels={"policy": POLICY_LABELS},
+        labels={"policy": SCHEDULE_LABELS},
     )
 
 
-def cost_table(b: pd.DataFrame) -> TableView:
+def cost_table(b: pd.DataFrame) -> Table:
     """Experiment B per schedule, means per trajectory: resident tokens, what they save against full text, management by line, storage.
 
     Headers are short so the table fits the book's column: *Saved* is full
     text minus resident tokens, *Managing* is generating + validating +
     switching (+ regeneration, zero here), *Storage* is in token-turns.
+
+    Parameters
+    ----------
+    b:
+        :func:`~cvlib.fidelity.experiments.sweep_b` rows.
+
+    Returns
+    -------
+    Table
+        One row per schedule.
     """
     c = b.groupby("policy", sort=False)[
         ["resident_tokens", "full_text_tokens", "management_tokens", "generation_tokens", "validation_tokens",
@@ -326,58 +394,112 @@ def cost_table(b: pd.DataFrame) -> TableView:
     ].mean().reset_index()
     c = c.assign(saved=c["full_text_tokens"] - c["resident_tokens"])
     cols = ["resident_tokens", "saved", "management_tokens", "generation_tokens", "validation_tokens", "switching_tokens", "storage_token_turns"]
-    return table(
+    return _table(
         c,
         {"policy": "Schedule", "resident_tokens": "Resident", "saved": "Saved", "management_tokens": "Managing",
          "generation_tokens": "Generating", "validation_tokens": "Validating", "switching_tokens": "Switching",
          "storage_token_turns": "Storage"},
-        {c2: ",.0f" for c2 in cols},
-        {"policy": POLICY_LABELS},
+        {c2: "count" for c2 in cols},
+        {"policy": SCHEDULE_LABELS},
     )
 
 
-def importance_table(b: pd.DataFrame, coupled: pd.DataFrame, policies: tuple[str, ...] = ("magic_context_decay", "book_decay")) -> TableView:
-    """The importance-reading schedules with importance drawn independently and coupled to obligations: means per trajectory."""
+def importance_table(b: pd.DataFrame, coupled: pd.DataFrame, policies: tuple[str, ...] = ("magic_context_decay", "book_decay")) -> Table:
+    """The importance-reading schedules with importance drawn independently and coupled to obligations: means per trajectory.
+
+    Parameters
+    ----------
+    b:
+        :func:`~cvlib.fidelity.experiments.sweep_b` rows.
+    coupled:
+        The same sweep with ``importance_mode="coupled"``.
+    policies:
+        The schedules to show.
+
+    Returns
+    -------
+    Table
+        One row per schedule and way of drawing importance.
+    """
     import pandas as pd
 
     pair = pd.concat([b.assign(importance="independent"), coupled.assign(importance="coupled")])
     pair = pair[pair["policy"].isin(policies)]
     pair = pair.groupby(["policy", "importance"], sort=False)[["probe_failures", "legality_violations", "infeasible_turns"]].mean().reset_index()
-    return table(
+    return _table(
         pair,
         {"policy": "Schedule", "importance": "Importance", "probe_failures": "Probes failed",
          "legality_violations": "Legality violations", "infeasible_turns": "Infeasible turns"},
-        {"legality_violations": ".1f", "infeasible_turns": ".1f"},
-        {"policy": POLICY_LABELS},
+        {"legality_violations": "tenths", "infeasible_turns": "tenths"},
+        {"policy": SCHEDULE_LABELS},
     )
 
 
-def port_table(variants: pd.DataFrame) -> TableView:
-    """:func:`~cvlib.fidelity.sensitivity.port_variants` for display."""
-    return table(
+def port_table(variants: pd.DataFrame) -> Table:
+    """:func:`~cvlib.fidelity.sensitivity.port_variants` for display.
+
+    Parameters
+    ----------
+    variants:
+        :func:`~cvlib.fidelity.sensitivity.port_variants` rows.
+
+    Returns
+    -------
+    Table
+        One row per variant of the port.
+    """
+    return _table(
         variants,
         {"variant": "Schedule", "probe_failures": "Probes failed", "failures_declared": "Declared failed",
          "failures_undeclared": "Undeclared failed", "legality_violations": "Legality violations",
          "infeasible_turns": "Infeasible turns", "switching_tokens": "Switching tokens"},
-        {"legality_violations": ".1f", "infeasible_turns": ".1f", "switching_tokens": ",.0f"},
+        {"legality_violations": "tenths", "infeasible_turns": "tenths", "switching_tokens": "count"},
     )
 
 
-def outcomes_table(outcomes: pd.DataFrame) -> TableView:
-    """:func:`~cvlib.fidelity.findings.outcomes_that_count` for display."""
-    return table(outcomes, {"outcome": "Outcome", "result": "Our runs", "basis": "Basis", "measure": "Measured"})
+def outcomes_table(outcomes: pd.DataFrame) -> Table:
+    """:func:`~cvlib.fidelity.findings.outcomes_that_count` for display.
+
+    Parameters
+    ----------
+    outcomes:
+        :func:`~cvlib.fidelity.findings.outcomes_that_count` rows.
+
+    Returns
+    -------
+    Table
+        One row per outcome.
+    """
+    return _table(outcomes, {"outcome": "Outcome", "result": "Our runs", "basis": "Basis", "measure": "Measured"})
 
 
-def choices() -> TableView:
-    """Every named choice of :mod:`cvlib.fidelity.params`, for display."""
-    from .params import choices_table
+def choices() -> Table:
+    """Every named choice of :mod:`cvlib.fidelity.params`, for display.
 
-    return table(choices_table(), {"name": "Name", "default": "Default", "owner": "Chosen by", "meaning": "What it sets",
+    Returns
+    -------
+    Table
+        One row per named choice.
+    """
+    return _table(choices_table(), {"name": "Name", "default": "Default", "owner": "Chosen by", "meaning": "What it sets",
                                    "alternatives": "Alternatives tried"})
 
 
-def probe_table(runs: Mapping, probes: Mapping[str, tuple[int, str]]) -> TableView:
-    """Per schedule, "passes" or "fails" for each named probe: ``probes`` maps a column title to (turn, object id)."""
+def probe_table(runs: Mapping[str, ScheduleRun], probes: Mapping[str, tuple[int, str]]) -> Table:
+    """Per schedule, "passes" or "fails" for each named probe: ``probes`` maps a column title to (turn, object id).
+
+    Parameters
+    ----------
+    runs:
+        Runs by schedule name (:func:`~cvlib.fidelity.experiments.run_experiment_b`).
+    probes:
+        Column title to (turn, object id) of the probe it shows.
+
+    Returns
+    -------
+    Table
+        One row per schedule, "passes" or "fails" per probe.
+    """
     import pandas as pd
 
     rows = []
@@ -389,20 +511,39 @@ def probe_table(runs: Mapping, probes: Mapping[str, tuple[int, str]]) -> TableVi
                 raise ParameterError(f"run {name!r} has no probe of {oid!r} at turn {turn}")
             row[title] = "passes" if hit[0].passed else "fails"
         rows.append(row)
-    return table(pd.DataFrame(rows), {"policy": "Schedule", **{t: t for t in probes}}, labels={"policy": POLICY_LABELS})
+    return _table(pd.DataFrame(rows), {"policy": "Schedule", **{t: t for t in probes}}, labels={"policy": SCHEDULE_LABELS})
 
 
-def residency_table(runs: Mapping, turn: int, objects: Mapping[str, str], failures: Mapping[str, int]) -> TableView:
+def residency_table(
+    runs: Mapping[str, ScheduleRun], turn: int, objects: Mapping[str, str], failures: Mapping[str, int] | pd.DataFrame
+) -> Table:
     """Per schedule, the form each named object shows at ``turn`` and the schedule's probe failures.
 
-    ``objects`` maps an object id to its column title; ``failures`` maps a schedule to its failures.
+
+    Parameters
+    ----------
+    runs:
+        Runs by schedule name (:func:`~cvlib.fidelity.experiments.run_experiment_b`).
+    turn:
+        The turn whose residency is shown.
+    objects:
+        Object id to its column title.
+    failures:
+        Each schedule's probe failures: a mapping, or the run table with ``policy`` and ``probe_failures`` columns.
+
+    Returns
+    -------
+    Table
+        One row per schedule.
     """
     import pandas as pd
 
+    if isinstance(failures, pd.DataFrame):
+        failures = dict(zip(failures["policy"], failures["probe_failures"]))
     rows = [{"policy": name, **{oid: dict(run.turns[turn].applied)[oid] for oid in objects}, "fails": int(failures[name])}
             for name, run in runs.items()]
-    return table(
+    return _table(
         pd.DataFrame(rows),
         {"policy": "Schedule", **dict(objects), "fails": "Probes failed"},
-        labels={"policy": POLICY_LABELS, **{oid: FORM_LABELS for oid in objects}},
+        labels={"policy": SCHEDULE_LABELS, **{oid: FORM_LABELS for oid in objects}},
     )

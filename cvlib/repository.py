@@ -1,8 +1,13 @@
-"""Where the book's data lives, wherever a notebook runs from.
+"""Where the repository's data lives, wherever a notebook runs from.
 
 Papermill runs the notebooks from ``notebooks/`` while nbval re-runs the
 executed copies from ``book/chapters/``, so a relative ``../data`` is right in
 one place and wrong in the other. Notebooks ask :func:`data_path` instead.
+
+This is book plumbing, not part of the model, so it sits beside the layered
+packages rather than in the core: the presentation layer and the robustness
+harness use it, and ``.importlinter`` forbids the core, the scenarios and the
+side packages to.
 """
 
 from __future__ import annotations
@@ -38,7 +43,7 @@ def project_root(start: Path | None = None) -> Path:
     for folder in (here, *here.parents):
         if (folder / "data").is_dir() and any((folder / m).is_file() for m in _MARKERS):
             return folder
-    fallback = Path(__file__).resolve().parents[2]  # cvlib/core/paths.py -> the checkout
+    fallback = Path(__file__).resolve().parents[1]  # cvlib/repository.py -> the checkout
     if (fallback / "data").is_dir():
         return fallback
     raise CvlibError(

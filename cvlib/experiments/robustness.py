@@ -1,4 +1,4 @@
-"""Run the hostile inputs of :mod:`cvlib.presentation.robustness_cases` and tabulate what happened.
+"""Run the hostile inputs of :mod:`cvlib.experiments.robustness_cases` and tabulate what happened.
 
 Each case runs in a child process of its own, in a fresh folder, under a
 time limit and an address-space limit (``RLIMIT_AS``): an input that made
@@ -8,11 +8,11 @@ an :class:`Outcome`: its exit status or the exception it raised, the one line
 it printed, whether a traceback or a partial file was left, and, for a
 damaged checkpoint, whether the result equals an undamaged run.
 
-The tests (``tests/experiments/test_hostile_inputs.py``) check every outcome against its
-case; the book's robustness page shows the same outcomes as a table,
-written by::
+Every outcome is checked against what its case requires, and the book's
+robustness page shows the same outcomes as a table, written from the runs
+by::
 
-    python -m cvlib.presentation.robustness --write book/robustness_table.md
+    python -m cvlib.experiments.robustness --write book/robustness_table.md
 
 and a test fails if the committed table differs from what the cases do now.
 """
@@ -34,8 +34,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from cvlib.core.paths import project_root
-from cvlib.presentation.robustness_cases import AREAS, CASES, FIXTURES, Case
+from cvlib.experiments.robustness_cases import AREAS, CASES, FIXTURES, Case
+from cvlib.repository import project_root
 
 __all__ = [
     "MEMORY_LIMIT",
@@ -108,7 +108,7 @@ def run_case(case: Case, *, timeout: float | None = None) -> Outcome:
         before = _files(workdir)
         payload = json.dumps({"id": case.id, "root": str(project_root())})
         env = {**os.environ, **dict(case.env), "PYTHONDONTWRITEBYTECODE": "1"}
-        command = [sys.executable, "-c", "from cvlib.presentation.robustness import _child; _child()", payload]
+        command = [sys.executable, "-c", "from cvlib.experiments.robustness import _child; _child()", payload]
         proc = subprocess.Popen(
             command,
             cwd=workdir,
@@ -285,7 +285,7 @@ def robustness_table(outcomes: dict[str, Outcome], cases: Sequence[Case] = CASES
         Markdown for ``book/robustness_table.md``.
     """
     lines = [
-        "<!-- Written by `python -m cvlib.presentation.robustness --write book/robustness_table.md`;",
+        "<!-- Written by `python -m cvlib.experiments.robustness --write book/robustness_table.md`;",
         "     tests/experiments/test_hostile_inputs.py fails when it differs from what the cases do now. -->",
         "",
         "| Area | Inputs tried | Behaved as required | Tracebacks | Hangs | Partial files left |",
@@ -346,29 +346,45 @@ def _report(report: dict[str, Any]) -> None:  # pragma: no cover - child side
     print(json.dumps(report))
 
 
-def _cli_child(case: Case) -> None:  # pragma: no cover - child side
-    from cvlib.presentation import cli
+#: The command line, run in the child by its module name as ``python -m cvlib.presentation.cli`` runs it: the
+#: harness drives the installed program from outside, as a user does, and imports nothing above its layer.
+_COMMAND = "cvlib.presentation.cli"
 
-    if case.fault == "bug":
+
+def _run_command(args: Sequence[str], *, quiet: bool = False) -> None:  # pragma: no cover - child side
+    """Run ``cvlib ARGS``; ``quiet`` for a set-up step: its output is dropped, and it must succeed."""
+    import contextlib
+    import io
+    import runpy
+
+    sys.argv = ["cvlib", *args]
+    if not quiet:
+        runpy.run_module(_COMMAND, run_name="__main__", alter_sys=True)
+        return
+    with contextlib.redirect_stdout(io.StringIO()):
+        try:
+            runpy.run_module(_COMMAND, run_name="__main__", alter_sys=True)
+        except SystemExit as done:
+            if done.code not in (0, None):
+                raise
+
+
+def _cli_child(case: Case) -> None:  # pragma: no cover - child side
+    if case.fault in {"bug", "memory"}:
+        # Planted where the command finds it (it looks the scenario runner up when it starts), before it starts.
+        from cvlib.scenarios import named
 
         def planted(*args: object, **kwargs: object) -> Any:
+            if case.fault == "memory":
+                raise MemoryError
             raise RuntimeError("a planted bug")
 
-        cli.run_scenario = planted  # type: ignore[assignment]
-    elif case.fault == "memory":
-
-        def exhausted(*args: object, **kwargs: object) -> Any:
-            raise MemoryError
-
-        cli.run_scenario = exhausted  # type: ignore[assignment]
-    cli.main(args=list(case.args), prog_name="cvlib")
+        named.run_scenario = planted
+    _run_command(case.args)
 
 
 def _notes_child(case: Case) -> None:  # pragma: no cover - child side
     """A repository with two anchored notes (``ok`` and ``x``), ``x.py`` damaged, then ``cvlib notes check``."""
-    from cvlib.notes.notesfile import anchor_notes_file
-    from cvlib.presentation import cli
-
     code = "def step(n):\n    return n + 1\n"
     repo, notes = Path("repo"), Path("notes.yaml")
     repo.mkdir()
@@ -379,7 +395,7 @@ def _notes_child(case: Case) -> None:  # pragma: no cover - child side
         "  - {id: ok, text: fine, path: ok.py, qualname: step, tier: high, approved: true}\n"
         "  - {id: x, text: target, path: x.py, qualname: step, tier: high, approved: true}\n"
     )
-    anchor_notes_file(notes, repo)
+    _run_command(["notes", "anchor", str(notes), str(repo)], quiet=True)
     target = repo / "x.py"
     if case.code in {"fifo", "symlink_loop", "dangling", "outside", "binary"}:
         target.unlink()
@@ -402,7 +418,7 @@ def _notes_child(case: Case) -> None:  # pragma: no cover - child side
         os.symlink("loop", repo)
     else:
         raise ValueError(f"unknown notes damage {case.code!r}")
-    cli.main(args=["notes", "check", str(notes), str(repo)], prog_name="cvlib")
+    _run_command(["notes", "check", str(notes), str(repo)])
 
 
 def _api_child(case: Case) -> dict[str, Any]:  # pragma: no cover - child side
@@ -441,7 +457,8 @@ def _family(seed: int) -> Any:
 
 
 def _manifest(folder: Path) -> dict[str, Any]:
-    return json.loads((folder / "sweep.json").read_text())
+    manifest: dict[str, Any] = json.loads((folder / "sweep.json").read_text())
+    return manifest
 
 
 def _forge(folder: Path, chunk: int, **fields: Any) -> None:
@@ -471,7 +488,9 @@ def _damage(name: str, ck: Path) -> Any:
     import fcntl
     import random as stdlib_random
 
-    chunk = lambda i: ck / f"chunk-{i:06d}.parquet"  # noqa: E731
+    def chunk(i: int) -> Path:
+        return ck / f"chunk-{i:06d}.parquet"
+
     if name == "edited":
 
         def edit(frame: Any) -> Any:
@@ -594,7 +613,7 @@ def _stray(ck: Path) -> list[str]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m cvlib.presentation.robustness [--write PATH]``: run every case, print or write the table.
+    """``python -m cvlib.experiments.robustness [--write PATH]``: run every case, print or write the table.
 
     Parameters
     ----------

@@ -1,0 +1,73 @@
+"""The chapters' views of the replay (cvlib/notes/views.py): tables and glued numbers agree with the replay they come from."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from cvlib.core.errors import ParameterError
+from cvlib.notes import history as nh
+from cvlib.notes import trials as nt
+from cvlib.notes import views
+from cvlib.repository import data_path
+
+
+@pytest.fixture(scope="module")
+def replayed():
+    return views.replay_projects(["requests", "rpds-py"], data_path("code_history"))
+
+
+def test_projects_are_pooled_by_language(replayed):
+    assert replayed.languages == {"Python": ["requests"], "Rust": ["rpds-py"]}
+    gates = views.gates_table(replayed).set_index("Project")
+    assert list(gates.index) == ["Requests", "rpds-py", "Python, pooled", "Rust, pooled", "all projects"]
+    assert gates.loc["Python, pooled"].equals(gates.loc["Requests"])
+    assert gates.loc["all projects", "Note-steps"] == gates.loc["Requests", "Note-steps"] + gates.loc["rpds-py", "Note-steps"]
+
+
+def test_withheld_kinds_add_up_to_each_gates_load(replayed):
+    kinds = views.kinds_table(replayed).set_index(["Project", "Gate"])
+    gates = views.gates_table(replayed).set_index("Project")
+    columns = {"symbol-only": "Withheld per 100, symbol-only", "wide": "Withheld per 100, wide", "precise": "Withheld per 100, precise"}
+    for (project, gate), row in kinds.iterrows():
+        assert row[list(nh.WITHHELD_KINDS)].sum() == pytest.approx(gates.loc[project, columns[gate]])
+    assert (kinds.xs("symbol-only", level="Gate")[["module name", "class member"]] == 0).all().all()
+
+
+def test_release_numbers_are_the_tables_numbers(replayed):
+    numbers = views.release_numbers(replayed)
+    t = nh.gate_totals(replayed.replayed, replayed.languages).set_index("project")
+    assert numbers["N_load_ratio"] == (pytest.approx(t.loc["all", "withheld_dependency"] / t.loc["all", "withheld_symbol"]), "ratio")
+    assert numbers["N_rpds_py_per100_symbol"][0] == pytest.approx(t.loc["rpds-py", "per_100_symbol"])
+    assert numbers["N_projects"] == (2, "count")
+    assert "N_story_methods" not in numbers  # Flask is not replayed here: no story told
+    assert all(isinstance(kind, str) for _, kind in numbers.values())
+
+
+def test_formats_name_only_columns_the_table_shows(replayed):
+    for table in (views.gates_table(replayed), views.step_shares_table(replayed), views.survival_table(replayed),
+                  views.review_table(replayed), views.horizon_table(replayed), views.worst_steps_table(replayed)):
+        assert set(views.formats(table)) <= set(table.columns)
+
+
+def test_fallbacks_are_counted_for_python_only(replayed):
+    table = views.fallback_table(replayed).set_index("Reason")
+    assert list(table.columns) == ["Requests"]
+    assert table.loc["all reasons", "Requests"] == table.drop(index="all reasons")["Requests"].sum() > 0
+
+
+def test_duplicates_need_a_python_project():
+    rust = views.replay_projects(["rpds-py", "jiter"], data_path("code_history"))
+    with pytest.raises(ParameterError, match="at least one Python project"):
+        views.duplicates_table(rust)
+
+
+def test_trial_views_keep_the_published_counts():
+    counts = nt.with_intervals(nt.load_trials(data_path("notes_trials/published_counts.csv")), confidence=0.95)
+    numbers = views.trial_numbers(counts, 0.95)
+    assert numbers["N_label_glm_count"] == (113, "count") and numbers["N_label_glm_total"] == (120, "count")
+    arms = counts[counts["table"] == "arms"].reset_index(drop=True)
+    table = views.arms_table(arms, str)
+    assert table["Count"].iloc[0].startswith(f"{arms['count'].iloc[0]} of {arms['total'].iloc[0]}")
+    assert isinstance(views.provenance_table(arms, 0.5, lambda v, kind="count": str(v), lambda v, last: last.join(map(str, v))),
+                      pd.DataFrame)
