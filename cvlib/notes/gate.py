@@ -416,7 +416,7 @@ def dependency_kind(label: str, qualname: str) -> str:
     Parameters
     ----------
     label
-        A label of :attr:`Location.changed` (``LIMIT``, ``Runner.scale``,
+        A label of a :class:`Location`'s ``changed`` (``LIMIT``, ``Runner.scale``,
         ``class Runner``, ``helper (new)``).
     qualname
         The note's symbol (its own name is its own binding).
