@@ -15,12 +15,12 @@ from typing import TYPE_CHECKING, Any
 
 from cvlib.core.errors import ParameterError
 from cvlib.core.executors import BASELINE, VALIDITY_AWARE
-from cvlib.repository import project_root
 from cvlib.experiments.agent_loop import AgentTask, agent_tasks, reference_results, run_task_dict
 from cvlib.models.agent_results import agent_runs, balanced, mean_interval, task_of, wilson
 from cvlib.models.prompts import ARMS
 from cvlib.models.recording import CallRecord, read_recording
 from cvlib.presentation.style import LABELS, PALETTE, SERIES, legend_below, new_figure
+from cvlib.repository import project_root
 
 if TYPE_CHECKING:
     import pandas as pd
