@@ -39,7 +39,7 @@ __all__ = [
 
 #: Kinds of task (the article's scenario as published, a variant of it, a point of the value-change budget sweep, a random plan).
 FAMILIES = ("named", "variant", "budget", "random")
-#: Random plans are small (about this many steps at most), since a model decides every step.
+#: Random plans are small, about this many steps at most, because a model decides every step.
 RANDOM_MAX_STEPS = 8
 
 #: A few variants of each named scenario (parameters that differ from the article's).

@@ -115,7 +115,7 @@ class ModelPolicy:
         self._notes: list[tuple[int, str]] = []
         self._plan: tuple[PlanLine, ...] = ()
         self._last: tuple[int, str] | None = None
-        #: Every decision of the current run, as recorded, each (step, response, decision, applied action).
+        #: Every decision of the current run, as ``(step, response, decision, applied action)``.
         self.decisions: list[tuple[int, str, Decision, str]] = []
 
     @property

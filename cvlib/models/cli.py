@@ -1,7 +1,8 @@
 """``cvlib models``: check recordings against the models that made them.
 
 ``cvlib models verify FILE --sample N`` re-generates a seeded sample of N
-recorded calls with the recorded model and settings and exits 0 only if every
+recorded calls with the recorded model and settings (each after the earlier
+calls of its run, in order, as it was recorded) and exits 0 only if every
 answer is byte-identical (1 if any differs; 2 for bad input, one line).
 """
 

@@ -17,7 +17,7 @@ from cvlib.core.errors import ParameterError
 
 __all__ = ["ROLES", "GenerationSettings", "Message", "ModelIdentity", "check_messages"]
 
-#: A chat turn, ``(role, content)``; the runtime applies the model's chat template.
+#: A chat turn ``(role, content)``; the runtime applies the model's chat template.
 Message = tuple[str, str]
 
 #: The roles a chat turn may have.

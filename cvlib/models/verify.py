@@ -6,6 +6,16 @@ its SHA-256, or given as a file) with the recorded settings, and compares
 the answers byte for byte. Greedy answers are the same for the same model
 file and runtime version; the report says when the runtime installed is not
 the one recorded.
+
+The runtime's prompt cache reuses the computed prefix of the previous
+prompt, and a prefix computed in other batches can differ in the last bits
+of its numbers: at a near-tie between two tokens that can change a greedy
+answer (measured: a call re-generated alone answered ``EXECUTE`` where the
+recording holds ``VERIFY F1``, and the same call re-generated after the
+earlier calls of its run answered ``VERIFY F1``). So a sampled call is
+re-generated the way it was recorded: the calls of its run (same
+experiment, arm and task) from the first, in order, on one model; only the
+sampled calls are compared.
 """
 
 from __future__ import annotations
@@ -22,7 +32,7 @@ from cvlib.models.bundled import BUNDLED, bundled_model, model_path
 from cvlib.models.errors import ModelChecksumError, ModelMissingError
 from cvlib.models.files import file_sha256
 from cvlib.models.interface import LanguageModel
-from cvlib.models.recording import CallRecord, read_recording
+from cvlib.models.recording import CallRecord, canonical, read_recording
 
 __all__ = ["Regenerated", "VerifyReport", "sample_indices", "verify_recording"]
 
@@ -117,7 +127,7 @@ def verify_recording(
     model: str | os.PathLike[str] | None = None,
     load: Callable[[Path, str], LanguageModel] | None = None,
 ) -> VerifyReport:
-    """Re-generate a seeded sample of the recorded calls with the recorded model and settings.
+    """Re-generate a seeded sample of the recorded calls with the recorded model and settings, each after its run's earlier calls.
 
     Parameters
     ----------
@@ -142,6 +152,9 @@ def verify_recording(
     if not records:
         raise ParameterError(f"recording {os.fspath(path)!r} holds no call to verify")
     chosen = sample_indices(len(records), sample, seed)
+    runs: dict[tuple[str, str | None, str], list[int]] = {}
+    for k, r in enumerate(records):
+        runs.setdefault((r.experiment, r.arm, canonical(r.task)), []).append(k)
     loaded: dict[str, LanguageModel] = {}
     checked = []
     for k in chosen:
@@ -149,7 +162,11 @@ def verify_recording(
         if record.model_sha256 not in loaded:
             file = _model_for(record.model_sha256, model)
             loaded[record.model_sha256] = (load or (lambda p, s: LlamaCppModel(p, sha256=s)))(file, record.model_sha256)
-        answer = loaded[record.model_sha256].generate(record.prompt, record.settings)
+        live = loaded[record.model_sha256]
+        run = runs[(record.experiment, record.arm, canonical(record.task))]
+        answer = ""
+        for earlier in run[: run.index(k) + 1]:  # the run's calls up to this one, in recorded order
+            answer = live.generate(records[earlier].prompt, records[earlier].settings)
         checked.append(Regenerated(k, record.response, answer))
     recorded_versions = tuple(sorted({records[k].runtime["version"] for k in chosen}))
     return VerifyReport(os.fspath(path), len(records), tuple(checked), recorded_versions, runtime_version())

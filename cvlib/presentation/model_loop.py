@@ -282,7 +282,7 @@ def recording_facts(recording: str | os.PathLike[str], runs: pd.DataFrame) -> di
         "model": first.model,
         "model_sha256": first.model_sha256,
         "runtime": f"{first.runtime['name']} {first.runtime['version']}",
-        "calls": len(records),
+        "calls": int(model_runs["decisions"].sum()),  # the calls of the runs read, not of the whole file
         "tasks": len(tasks),
         "named": int(by_family.get("named", 0)),
         "variants": int(by_family.get("variant", 0)),

@@ -77,3 +77,21 @@ def test_verify_refuses_bad_input_in_one_line(tmp_path: Path) -> None:
     assert result.returncode == 1 and result.stderr.count("\n") == 1 and "line 1 is not JSON" in result.stderr
     result = _cvlib("models", "verify", str(SMALL), "--sample", "0")
     assert result.returncode == 2 and "sample" in result.stderr
+
+
+def test_a_sampled_call_is_regenerated_after_its_runs_earlier_calls() -> None:
+    if not LIVE:
+        pytest.skip("xllamacpp not installed (the report names its version)")
+    records = read_recording(SMALL)
+    asked = []
+
+    class Recorded:
+        def generate(self, messages, settings):
+            asked.append(tuple(messages))
+            return next(r.response for r in records if r.prompt == tuple(messages))
+
+    last = len(records) - 1  # the last call of the last run
+    report = verify_recording(SMALL, len(records), load=lambda path, sha: Recorded())
+    assert report.identical
+    run = [r for r in records if r.arm == records[last].arm and r.task == records[last].task]
+    assert asked[-len(run):] == [r.prompt for r in run]  # in recorded order, the run's first call first
