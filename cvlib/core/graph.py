@@ -439,7 +439,7 @@ class PlanGraph:
             Where the runs of shared closure objects start, in execution
             order, followed by the number of steps.
         links : list of int, optional
-            The positions that start a link (see :meth:`_link_starts`).
+            The positions that start a link (see ``_link_starts``).
         longest : int, optional
             The number of steps on a longest path.
 

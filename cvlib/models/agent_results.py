@@ -38,7 +38,7 @@ def agent_runs(recording: str | os.PathLike[str] | Iterable[CallRecord]) -> pd.D
 
     Parameters
     ----------
-    recording : path or iterable of CallRecord
+    recording : pathlib.Path or iterable of CallRecord
         An agent-loop recording, or its records.
 
     Returns

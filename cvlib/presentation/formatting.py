@@ -224,7 +224,7 @@ def listing(values: Iterable[Any], kind: str | Quantity = "count", *, last: str 
 
     Parameters
     ----------
-    values:
+    values : mapping
         The values, in order.
     kind:
         How each is written (see :func:`fmt`).
@@ -268,7 +268,7 @@ def span(values: Iterable[Any], kind: str | Quantity = "count") -> str:
 
     Parameters
     ----------
-    values:
+    values : mapping
         The values (at least one).
     kind:
         How the ends are written.
@@ -337,7 +337,7 @@ def glue_all(values: Mapping[str, tuple[Any, str | Quantity] | Any]) -> None:
 
     Parameters
     ----------
-    values:
+    values : mapping
         Keys to values, each with its kind of quantity.
 
     Returns
@@ -354,7 +354,7 @@ def written(values: Mapping[str, tuple[Any, str | Quantity] | Any]) -> dict[str,
 
     Parameters
     ----------
-    values:
+    values : mapping
         Keys to values, each with its kind of quantity (``{"key": (value, kind)}``
         or ``{"key": value}`` for a count).
 

@@ -3,7 +3,7 @@
 Everything here reads a recording (:mod:`cvlib.models.agent_results`) and
 re-runs the deterministic references on the same tasks, so the chapter never
 runs a model unless a reader asks it to record a new file
-(:func:`record_for_chapter`).
+(``record_for_chapter``).
 """
 
 from __future__ import annotations
@@ -411,7 +411,7 @@ def chapter_values(summary: pd.DataFrame, facts: Mapping[str, Any], budgets: pd.
 
     Returns
     -------
-    dict of str to (value, kind)
+    dict of str to tuple
         For :func:`cvlib.presentation.formatting.glue_all`.
     """
     out: dict[str, tuple[Any, str]] = {
