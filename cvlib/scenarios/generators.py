@@ -13,9 +13,8 @@ in a few C-level passes and holds no per-step objects: ids as
 :class:`~cvlib.core.graph.CompactIds` (made from the index when asked for),
 kinds as one byte a step, requirements as a sparse column, predecessors in
 CSR arrays, and what they know by construction (the execution order, the
-closures, where runs of one closure start, the links, the longest path);
-``tests/core/test_performance_shape.py`` checks each against the general
-algorithm.
+closures, where runs of one closure start, the links, the longest path),
+each kept equal to what the general algorithm computes by the test suite.
 """
 
 from __future__ import annotations
@@ -288,8 +287,8 @@ def _sample_positions(getrandbits: Callable[[int], int], n: int, k: int) -> list
     The wiring of :func:`branching` is defined by :meth:`random.Random.sample`;
     this is CPython's algorithm for it (3.11 and later) written for a range, so
     the same seed gives the same plan. :func:`branching` runs the same
-    algorithm inline, a layer at a time; ``tests/core/test_performance_shape.py``
-    checks both against :meth:`random.Random.sample` over many seeds and sizes.
+    algorithm inline, a layer at a time; both are checked against
+    :meth:`random.Random.sample` over many seeds and sizes.
     """
     result = [0] * k
     if n <= _pool_limit(k):
