@@ -332,6 +332,23 @@ def glue_text(key: str, text: str) -> None:
     _glue_text(key, text)
 
 
+def glue_texts(texts: Mapping[str, str]) -> None:
+    """Glue several sentences or phrases already written, so a notebook glues a finding's words in one line.
+
+    Parameters
+    ----------
+    texts : mapping of str to str
+        Glue keys to their texts.
+
+    Returns
+    -------
+    None
+        Nothing, so a cell ending with it shows no output.
+    """
+    for key, text in texts.items():
+        glue_text(key, text)
+
+
 def glue_all(values: Mapping[str, tuple[Any, str | Quantity] | Any]) -> None:
     """Glue several values: ``{"key": (value, kind)}`` or ``{"key": value}`` (a count).
 
@@ -422,6 +439,7 @@ __all__ = [
     "glue_all",
     "glue_figure",
     "glue_text",
+    "glue_texts",
     "is_missing",
     "listing",
     "plain_words",
