@@ -28,6 +28,7 @@ from cvlib.core.executors import (
 )
 from cvlib.core.values import replace
 from cvlib.presentation.style import policy_label
+from cvlib.presentation.tables import Table, table
 from cvlib.repository import project_root
 from cvlib.scenarios.spec import read_spec, setup_from_spec, spec_policies
 
@@ -540,3 +541,89 @@ def other_executors_words(run: ScenarioRun) -> str:
             f"{count_words(r.verifications, 'verification')}, and {completion_words(r.completed)}."
         )
     return " ".join(sentences)
+
+
+def facts_table(setup: ScenarioSetup) -> Table:
+    """The scenario's facts as the page shows them: each one's id, first value and validity horizon.
+
+    Parameters
+    ----------
+    setup : ScenarioSetup
+        The page's scenario.
+
+    Returns
+    -------
+    Table
+    """
+    import pandas as pd
+
+    frame = pd.DataFrame(
+        [{"fact": f.id, "value": f.value, "valid until tick": f.valid_until} for f in setup.facts],
+        columns=["fact", "value", "valid until tick"],
+    )
+    return table(frame, {"fact": "Fact", "value": "Value", "valid until tick": "Valid until tick"})
+
+
+def events_table(setup: ScenarioSetup) -> Table:
+    """The scenario's announced events, in the order the world applies them.
+
+    Parameters
+    ----------
+    setup : ScenarioSetup
+        The page's scenario.
+
+    Returns
+    -------
+    Table
+    """
+    import pandas as pd
+
+    frame = pd.DataFrame(
+        [{"tick": e.tick, "fact": e.fact_id, "kind": str(e.kind), "new value": e.new_value, "really changed": e.breaks_fact}
+         for e in setup.events],
+        columns=["tick", "fact", "kind", "new value", "really changed"],
+    )
+    return table(frame, {"tick": "Tick", "fact": "Fact", "kind": "Event", "new value": "New value",
+                         "really changed": "Really changed"})
+
+
+def structure_table(setup: ScenarioSetup) -> Table:
+    """What the plan's structure predicts before anything runs, as one row.
+
+    Parameters
+    ----------
+    setup : ScenarioSetup
+        The page's scenario.
+
+    Returns
+    -------
+    Table
+    """
+    import pandas as pd
+
+    s = setup.structure()
+    frame = pd.DataFrame([{
+        "steps": s.total_steps, "at risk": setup.at_risk, "closure size": s.closure_size,
+        "exposed %": s.exposed_pct, "budget": setup.budget, "predicted baseline PFW": s.predicted_baseline_pfw,
+    }])
+    return table(frame, {"steps": "Plan steps", "at risk": "Fact at risk", "closure size": "Steps on it",
+                         "exposed %": "Plan exposed", "budget": "Budget",
+                         "predicted baseline PFW": "Law: baseline doomed steps"}, {"exposed %": "percent"})
+
+
+def event_markers(setup: ScenarioSetup) -> list[tuple[int, str]]:
+    """Where the mechanism figure marks the scenario's events and expiries, by tick.
+
+    Parameters
+    ----------
+    setup : ScenarioSetup
+        The page's scenario.
+
+    Returns
+    -------
+    list of (int, str)
+        Ticks and their labels, sorted.
+    """
+    markers = [(e.tick, f"{e.fact_id} {e.kind}") for e in setup.events]
+    markers += [(f.valid_until + 1, f"{f.id} expires") for f in setup.facts if f.valid_until is not None]
+    return sorted(markers)
