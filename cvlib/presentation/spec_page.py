@@ -530,7 +530,7 @@ def other_executors_words(run: ScenarioRun) -> str:
     Returns
     -------
     str
-        Empty when only the article's two ran.
+        When only the article's two ran, a sentence saying so (a glued value is never empty).
     """
     sentences = []
     for name, r in run.results.items():
@@ -540,7 +540,7 @@ def other_executors_words(run: ScenarioRun) -> str:
             f"{policy_label(name)} used {r.steps_used} steps, {r.pre_failure_work} of them doomed, with "
             f"{count_words(r.verifications, 'verification')}, and {completion_words(r.completed)}."
         )
-    return " ".join(sentences)
+    return " ".join(sentences) or "No executor beyond the article's two ran on this page."
 
 
 def facts_table(setup: ScenarioSetup) -> Table:

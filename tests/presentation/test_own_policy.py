@@ -118,3 +118,11 @@ def test_the_spec_page_notebook_shows_it(module):
                                cwd=str(ROOT / "notebooks"), progress_bar=False, kernel_name="python3")
     text = out.read_text(encoding="utf-8")
     assert "Skittish completes" in text and "Skittish used" in text
+
+
+def test_a_page_with_only_the_article_executors_says_so():
+    """The sentence about further executors is never empty, so its glue shows on the page."""
+    from cvlib.presentation import spec_page as sp
+
+    run = cv.run_scenario("A")
+    assert sp.other_executors_words(run) == "No executor beyond the article's two ran on this page."
