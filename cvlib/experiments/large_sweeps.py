@@ -646,9 +646,9 @@ def _run_chunks(
                 if chunk in tables:
                     raise SweepError(f"chunk {chunk} came back twice")  # cannot happen: one future per chunk
                 data = table if isinstance(table, bytes) else _parquet_bytes(table)  # workers send Parquet bytes
+                table = _read_parquet_bytes(data)  # what a resumed sweep will read, so both give identical frames
                 if store is not None:
                     store.save(chunk, data, table.num_rows)
-                table = _read_parquet_bytes(data)  # what a resumed sweep will read, so both give identical frames
                 tables[chunk] = table
                 bar.update(table.num_rows)
     missing = [chunk for chunk in range(len(bounds)) if chunk not in tables]

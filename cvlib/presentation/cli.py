@@ -354,4 +354,4 @@ main.add_command(notes)
 main.add_command(models)
 
 if __name__ == "__main__":  # pragma: no cover
-    main()
+    main(prog_name="cvlib")  # the name users type, also when run as python -m cvlib.presentation.cli

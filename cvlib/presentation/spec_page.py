@@ -51,13 +51,13 @@ class SpecPage:
     title: str
     description: str
     setup: ScenarioSetup
-    #: The executors the page compares, as named (registered names or ``module:attribute``): the article's
-    #: two first (its prose is about them), then the spec's others.
+    #: The executors the page compares, as named (registered names or ``module``, colon, ``attribute``), the
+    #: article's two first (its prose is about them), then the spec's others.
     policies: tuple[str, ...] = ARTICLE_POLICIES
 
     @property
     def detailed(self) -> str:
-        """The executor whose run the page shows stretch by stretch: the validity-aware one."""
+        """The executor whose run the page shows stretch by stretch, the validity-aware one."""
         return VALIDITY_AWARE
 
     @property
