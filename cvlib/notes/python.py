@@ -52,6 +52,7 @@ the environment.
 from __future__ import annotations
 
 import ast
+import builtins
 import copy
 import json
 import symtable
@@ -270,6 +271,7 @@ class PythonFile:
         #: Each label's distance from the symbol in the last :meth:`dependencies` call, 0 for its own binding.
         self.depths: dict[str, int] = {}
         self._fallbacks: dict[int, str] = {}
+        self._parent_cache: dict[int, dict[int, ast.AST]] = {}
 
     # -- finding symbols and bindings ------------------------------------------------------
 
@@ -418,10 +420,20 @@ class PythonFile:
         out: set[tuple[str, str, str]] = {self._resolve(scope, n) for n in _loaded_names(*binding.context_nodes)}
         if isinstance(node, _DEF_TYPES):
             dropped: set[str] = set()
-            if (self._rule == "precise" and isinstance(node, _FUNC_TYPES) and scope.kind == "class"
-                    and not self.fallback_reason_of(scope, node)):
-                dropped = self._drops_own_class(scope, node)
+            narrowed: set[tuple[str, str, str]] = set()
+            if self._narrows(scope, node):
+                if scope.kind == "class":
+                    dropped = self._drops_own_class(scope, node)
+                outer = {n for n in _loaded_names(*node.decorator_list, *node.args.defaults,  # type: ignore[union-attr]
+                                                  *[d for d in node.args.kw_defaults if d is not None],  # type: ignore[union-attr]
+                                                  *[a.annotation for a in _all_args(node) if a.annotation])
+                         if self._resolve(scope, n) == ("m", "", n)}
+                if node.returns is not None:  # type: ignore[union-attr]
+                    outer |= {n for n in _loaded_names(node.returns) if self._resolve(scope, n) == ("m", "", n)}  # type: ignore[union-attr]
+                dropped, narrowed = self._narrow_classes(node, self._globals_of(node) | outer, dropped,
+                                                         scope if scope.kind == "class" else None)
             out |= {("m", "", n) for n in self._globals_of(node) if n not in dropped}
+            out |= narrowed
             outer_exprs: list[ast.AST] = list(node.decorator_list)
             if isinstance(node, ast.ClassDef):
                 outer_exprs += list(node.bases) + [k.value for k in node.keywords]
@@ -433,7 +445,8 @@ class PythonFile:
                 if node.returns is not None:
                     outer_exprs.append(node.returns)
             outer_exprs += list(getattr(node, "type_params", []) or [])
-            out |= {self._resolve(scope, n) for n in _loaded_names(*outer_exprs)}
+            out |= {item for item in (self._resolve(scope, n) for n in _loaded_names(*outer_exprs))
+                    if not (item[0] == "m" and item[1] == "" and item[2] in dropped)}
             if isinstance(node, _FUNC_TYPES) and scope.kind == "class":
                 out |= self._method_extras(scope, node)
             if isinstance(node, _FUNC_TYPES) and scope.kind == "function":
@@ -447,10 +460,26 @@ class PythonFile:
         return out
 
     def _method_extras(self, cls: _Scope, method: ast.AST) -> set[tuple[str, str, str]]:
-        """What a method reads of its class, by the rule in force (and the wide rule where precision is defeated)."""
-        if self._rule == "wide" or self.fallback_reason_of(cls, method):
+        """What a method reads of its class, by the rule in force (and the wide rule where precision is defeated).
+
+        Under a fallback of the precise rule the bases of the file count whole
+        (the precise header counts a base by its header only, but code that
+        defeats the analysis may reach any of the base's members).
+        """
+        if self._rule == "wide":
             return self._wide_extras(cls, method)
+        if self.fallback_reason_of(cls, method):
+            return self._wide_extras(cls, method) | {_member_of_class(b) for b in self._all_local_bases(cls)}
         return self._precise_extras(cls, method)
+
+    def _all_local_bases(self, cls: _Scope, depth: int = 0) -> list[_Scope]:
+        """Bases of the file, transitively."""
+        out = []
+        for base in self._local_bases(cls):
+            out.append(base)
+            if depth < 20:
+                out += self._all_local_bases(base, depth + 1)
+        return out
 
     def _wide_extras(self, cls: _Scope, method: ast.AST) -> set[tuple[str, str, str]]:
         """The wide rule: a method reads its class's header and attributes, and every ``self.x`` it uses or sets."""
@@ -501,6 +530,43 @@ class PythonFile:
                 out.add(("m", own_names[value.id].qualname, sub.attr))
             elif isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "super":
                 out |= {("m", base.qualname, sub.attr) for base in self._local_bases(cls)}
+        if first is not None:
+            out |= self._bare_first_uses(cls, method, first)
+        return out
+
+    def _bare_first_uses(self, cls: _Scope, method: ast.AST, first: str) -> set[tuple[str, str, str]]:
+        """``self``/``cls`` used as a value: the special methods an operation on it may call implicitly.
+
+        ``len(self)``, ``self[k]``, ``str(self)``, ``cls(...)``, ``self`` passed
+        to a builtin: each may run a special method of the class, so every
+        special method it (or a base of the file) defines counts, with the
+        common ones that it may define later. A new instance made by
+        ``cls(...)`` that escapes the method counts with the whole class.
+        """
+        parents = self._parents(method)
+        bare = False
+        escapes = False
+        for sub in ast.walk(method):
+            if not (isinstance(sub, ast.Name) and sub.id == first and isinstance(sub.ctx, ast.Load)):
+                continue
+            up = parents.get(id(sub))
+            if isinstance(up, ast.Attribute) and up.value is sub:
+                continue
+            if _is_type_of(up, first) if up is not None else False:
+                continue
+            if isinstance(up, ast.Call) and isinstance(up.func, ast.Name) and up.func.id == "super":
+                continue
+            bare = True
+            if isinstance(up, ast.Call) and up.func is sub and self._fate(up, method, parents) is None:
+                escapes = True
+        if not bare:
+            return set()
+        names = set(_DUNDERS)
+        for scope in [cls] + self._local_bases(cls):
+            names |= {n for n in scope.bindings if n.startswith("__") and n.endswith("__")}
+        out = {("m", cls.qualname, n) for n in names}
+        if escapes and cls.parent is not None:
+            out.add(_member_of_class(cls))
         return out
 
     def _own_class_names(self, cls: _Scope) -> dict[str, _Scope]:
@@ -528,6 +594,266 @@ class PythonFile:
         outer += [d for d in args.defaults + args.kw_defaults if d is not None]
         bare |= {n for n in _loaded_names(*outer) if n in own}
         return set(own) - bare
+
+    # -- what a use of a class needs (precise rule) -------------------------------------------
+
+    def _narrows(self, scope: _Scope, node: ast.AST) -> bool:
+        """Whether reads of module-level classes by this def are narrowed to what each use needs."""
+        if self._rule != "precise" or not isinstance(node, _FUNC_TYPES):
+            return False
+        return not (scope.kind == "class" and self.fallback_reason_of(scope, node))
+
+    def _module_class(self, name: str) -> _Scope | None:
+        """The class a module-level name is bound to, when its one binding is a ``class`` statement."""
+        bindings = self.module.bindings.get(name, [])
+        if len(bindings) != 1 or bindings[0].kind != "class" or name not in self.scopes:
+            return None
+        scope = self.scopes[name]
+        return scope if scope.kind == "class" and scope.node is bindings[0].node else None
+
+    def _plain(self, cls: _Scope, depth: int = 0) -> bool:
+        """A class whose construction and attributes this file shows whole.
+
+        No fallback reason (metaclass, decorator, dynamic attributes,
+        descriptor), no class keywords, and every base a plain class of the
+        file or a builtin type (``object``, ``Exception``, ``dict``...) that
+        the module does not shadow: a base from elsewhere may bring a
+        metaclass (``Enum``, ``NamedTuple``) or call overridden methods from
+        its ``__init__``.
+        """
+        node = cls.node
+        assert isinstance(node, ast.ClassDef)
+        if self._class_fallback(cls) or node.keywords or depth > 20:
+            return False
+        for base in node.bases:
+            if not isinstance(base, ast.Name):
+                return False
+            local = self._module_class(base.id)
+            if local is not None:
+                if not self._plain(local, depth + 1):
+                    return False
+            elif not (base.id in _BUILTIN_TYPES and base.id not in self.module.bindings and not self.module.stars):
+                return False
+        return True
+
+    def _parents(self, node: ast.AST) -> dict[int, ast.AST]:
+        key = id(node)
+        if key not in self._parent_cache:
+            parents: dict[int, ast.AST] = {}
+            for sub in ast.walk(node):
+                for child in ast.iter_child_nodes(sub):
+                    parents[id(child)] = sub
+            self._parent_cache[key] = parents
+        return self._parent_cache[key]
+
+    def _fate(self, call: ast.AST, node: ast.AST, parents: dict[int, ast.AST]) -> set[str] | None:
+        """Attributes used on a new instance (``Cls(...)``), or None when the instance escapes the code.
+
+        It does not escape when the call is a statement of its own, when an
+        attribute is read off it at once (``Cls(...).run()``), or when it is
+        bound to a local name that the code uses only as ``name.attr``.
+        """
+        parent = parents.get(id(call))
+        if isinstance(parent, ast.Attribute) and parent.value is call:
+            return {parent.attr}
+        if isinstance(parent, ast.Expr):
+            return set()
+        if (isinstance(parent, ast.Assign) and parent.value is call and len(parent.targets) == 1
+                and isinstance(parent.targets[0], ast.Name) and isinstance(node, _FUNC_TYPES)):
+            var = parent.targets[0].id
+            if any(isinstance(sub, (ast.Global, ast.Nonlocal)) and var in sub.names for sub in ast.walk(node)):
+                return None
+            attrs: set[str] = set()
+            for sub in ast.walk(node):
+                if isinstance(sub, ast.Name) and sub.id == var:
+                    up = parents.get(id(sub))
+                    if isinstance(sub.ctx, ast.Store) and isinstance(up, ast.Assign):
+                        continue
+                    if isinstance(sub.ctx, ast.Load) and isinstance(up, ast.Attribute) and up.value is sub:
+                        attrs.add(up.attr)
+                        continue
+                    return None
+            return attrs
+        return None
+
+    def _class_uses(self, node: ast.AST, name: str, cls: _Scope, own: bool) -> set[tuple[str, str, str]] | None:
+        """What a def's uses of module-level class ``name`` need, or None for the whole class.
+
+        ``Cls.attr``: the header and that member (and what the member reads);
+        ``isinstance(x, Cls)``, ``issubclass``, ``except Cls``, annotations:
+        the header and binding, plus ``__subclasshook__``/``__instancecheck__``/
+        ``__subclasscheck__``; ``Cls(...)``: the construction path
+        (``__new__``, ``__init__``, ``__post_init__``) and the members used on
+        the new instance through a local name. Any other use (the class or a
+        new instance returned, passed on, stored, used as a value) keeps the
+        whole class. Attributes and construction are narrowed only for a
+        plain class (:meth:`_plain`), or an own class's ``Cls.attr``.
+        """
+        parents = self._parents(node)
+        annotated = self._annotation_nodes(node)
+        plain = self._plain(cls)
+        q = cls.qualname
+        out: set[tuple[str, str, str]] = {("shell", q, "")}
+        checks = not ({"isinstance", "issubclass"} & set(self.module.bindings))
+        for sub in ast.walk(node):
+            if not (isinstance(sub, ast.Name) and sub.id == name):
+                continue
+            if not isinstance(sub.ctx, ast.Load):
+                return None
+            up = parents.get(id(sub))
+            if id(sub) in annotated:
+                out |= {("m", q, n) for n in _HOOKS}
+                continue
+            if isinstance(up, ast.Attribute) and up.value is sub and (plain or own):
+                out.add(("m", q, up.attr))
+                continue
+            if isinstance(up, ast.Call) and up.func is sub and plain:
+                attrs = self._fate(up, node, parents)
+                if attrs is None:
+                    return None
+                out |= {("m", q, n) for n in _CONSTRUCTION} | {("m", q, n) for n in attrs}
+                continue
+            holder = up
+            if isinstance(holder, ast.Tuple):
+                holder = parents.get(id(holder))
+            if (checks and isinstance(holder, ast.Call) and isinstance(holder.func, ast.Name)
+                    and holder.func.id in ("isinstance", "issubclass") and any(
+                        a is sub or a is up for a in holder.args)):
+                out |= {("m", q, n) for n in _HOOKS}
+                continue
+            if isinstance(holder, ast.ExceptHandler) and (holder.type is sub or holder.type is up):
+                continue
+            return None
+        return out
+
+    def _annotation_nodes(self, node: ast.AST) -> set[int]:
+        """Ids of the nodes inside annotations of a def (parameters, return, annotated assignments)."""
+        found: set[int] = set()
+        for sub in ast.walk(node):
+            roots: list[ast.AST | None] = []
+            if isinstance(sub, ast.arg):
+                roots.append(sub.annotation)
+            elif isinstance(sub, _FUNC_TYPES):
+                roots.append(sub.returns)
+            elif isinstance(sub, ast.AnnAssign):
+                roots.append(sub.annotation)
+            for root in roots:
+                if root is not None:
+                    found |= {id(n) for n in ast.walk(root)}
+        return found
+
+    def _narrow_classes(self, node: ast.AST, names: set[str], dropped: set[str],
+                        cls: _Scope | None) -> tuple[set[str], set[tuple[str, str, str]]]:
+        """Module-level class names a def reads that can be replaced by what their uses need."""
+        own = self._own_class_names(cls) if cls is not None else {}
+        out_dropped = set(dropped)
+        narrowed: set[tuple[str, str, str]] = set()
+        for name in sorted(names - dropped):
+            target = self._module_class(name)
+            if target is None:
+                continue
+            uses = self._class_uses(node, name, target, name in own)
+            if uses is not None:
+                out_dropped.add(name)
+                narrowed |= uses
+        return out_dropped, narrowed
+
+    def _base_reads(self, parent: _Scope, node: ast.ClassDef) -> set[tuple[str, str, str]]:
+        """What a class header's bases need: a base of the file with no fallback counts by its header.
+
+        The subclass's methods reach the base's members through their own
+        member reads (which follow bases), so the base's header, its
+        ``__init_subclass__`` and ``__slots__`` are what the header itself
+        relies on. Other bases (and the wide rule) count whole.
+        """
+        out: set[tuple[str, str, str]] = set()
+        for base in node.bases:
+            target = self._module_class(base.id) if isinstance(base, ast.Name) and parent.kind == "module" else None
+            if self._rule == "precise" and target is not None and not self._class_fallback(target):
+                out |= {("shell", target.qualname, ""), ("m", target.qualname, "__init_subclass__"),
+                        ("m", target.qualname, "__slots__")}
+            else:
+                out |= {self._resolve(parent, n) for n in _loaded_names(base)}
+        return out
+
+    # -- instance attributes: the statements of a method that set one ------------------------------
+
+    def _assignment_item(self, cls: _Scope, method: str, attr: str) -> tuple[str, str, str]:
+        """The slice of ``cls.method`` that sets ``self.attr`` (the whole method where slicing is not safe)."""
+        bindings = cls.bindings.get(method, [])
+        if len(bindings) == 1 and isinstance(bindings[0].node, _FUNC_TYPES):
+            node = bindings[0].node
+            if _first_param(node) is not None and not self.fallback_reason_of(cls, node):
+                return ("sets", cls.qualname, f"{method} {attr}")
+        return ("m", cls.qualname, method)
+
+    def _dynamic_setters(self, cls: _Scope) -> list[str]:
+        """Methods of a class that may set any attribute (``setattr(self, ...)``, ``self.__dict__``, ``vars(self)``)."""
+        out = []
+        for name, bindings in cls.bindings.items():
+            for b in bindings:
+                if isinstance(b.node, _FUNC_TYPES) and _sets_dynamically(b.node):
+                    out.append(name)
+                    break
+        return sorted(out)
+
+    def _slice_record(self, cls: _Scope, method: str, attr: str) -> tuple[str, set[tuple[str, str, str]]]:
+        """Canonical text and reads of the statements of ``cls.method`` that can decide ``self.attr``.
+
+        Kept: every statement that names ``self.attr`` or calls, through
+        ``self`` or ``super()``, a method that sets it; every statement that
+        names a local those read (to a fixed point); the headers of the blocks
+        they sit in (a ``try`` whole); every ``return``, ``raise``, ``break``,
+        ``continue`` and ``assert`` (they decide whether the rest runs); the
+        signature and decorators.
+        """
+        node = cls.bindings[method][0].node
+        assert isinstance(node, _FUNC_TYPES)
+        first = _first_param(node)
+        assert first is not None
+        setters = self._setter_closure(cls, attr)
+        table = None if self._tables is None else self._tables.get((node.name, node.lineno))
+        local_names: set[str] = set()
+        if table is not None:
+            local_names = {sym.get_name() for sym in table.get_symbols() if sym.is_local() or sym.is_parameter()}
+        local_names.discard(first)
+        wanted: set[str] = set()
+        while True:
+            body = _prune(node.body, first, attr, setters, wanted)
+            mentioned = {n.id for stmt in body for n in ast.walk(stmt) if isinstance(n, ast.Name)} & local_names
+            if mentioned <= wanted:
+                break
+            wanted |= mentioned
+        synthetic = ast.FunctionDef(name="", args=node.args, body=body or [ast.Pass()], decorator_list=node.decorator_list,
+                                    returns=None, type_comment=None)
+        ast.copy_location(synthetic, node)
+        text = json.dumps(["sets self." + attr, canon(synthetic)])
+        names = (_loaded_names(*body, *node.decorator_list, *[d for d in node.args.defaults + node.args.kw_defaults if d])
+                 & self._globals_of(node))
+        dropped, narrowed = self._narrow_classes(synthetic, names, self._drops_own_class(cls, synthetic), cls)
+        reads = {("m", "", n) for n in names if n not in dropped} | narrowed
+        reads |= self._precise_extras(cls, synthetic)
+        reads.add(("shell", cls.qualname, ""))
+        return text, reads
+
+    def _setter_closure(self, cls: _Scope, attr: str) -> set[str]:
+        """Names of the methods of the class (or its file's bases and subclasses) that set ``self.attr``, or call one through ``self``."""
+        related = [cls] + self._local_bases(cls) + self._local_subclasses(cls)
+        found = {m for scope in related for m in scope.self_assigned.get(attr, ())}
+        calls: dict[str, set[str]] = {}
+        for scope in related:
+            for name, bindings in scope.bindings.items():
+                for b in bindings:
+                    if isinstance(b.node, _FUNC_TYPES) and (first := _first_param(b.node)) is not None:
+                        calls.setdefault(name, set()).update(_self_calls(b.node, first))
+        changed = True
+        while changed:
+            changed = False
+            for name, called in calls.items():
+                if name not in found and called & found:
+                    found.add(name)
+                    changed = True
+        return found
 
     # -- where precision is defeated ----------------------------------------------------------
 
@@ -621,11 +947,16 @@ class PythonFile:
         kind, scope, name = item
         if kind == "shell":
             return f"class {scope}"
+        if kind == "sets":
+            method, attr = name.split(" ", 1)
+            return f"{scope}.{method}[self.{attr}]"
         return f"{scope}.{name}" if scope else name
 
     def _record(self, item: tuple[str, str, str], own: ast.AST) -> tuple[str, set[tuple[str, str, str]]]:
         """The canonical text of one dependency item, and the items it reads in turn."""
         kind, scope_name, name = item
+        if kind == "sets":
+            return self._slice_record(self.scopes[scope_name], *name.split(" ", 1))
         if kind == "shell":
             scope = self.scopes[scope_name]
             node = scope.node
@@ -635,8 +966,9 @@ class PythonFile:
             header = ast.ClassDef(name=node.name, bases=node.bases, keywords=node.keywords, body=[],
                                   decorator_list=node.decorator_list)
             record: list[object] = ["header", canon(header)]
-            reads: set[tuple[str, str, str]] = {self._resolve(parent, n) for n in _loaded_names(*node.decorator_list, *node.bases,
+            reads: set[tuple[str, str, str]] = {self._resolve(parent, n) for n in _loaded_names(*node.decorator_list,
                                                                          *[k.value for k in node.keywords])}
+            reads |= self._base_reads(parent, node)
             for b in parent.bindings.get(node.name, []):
                 code = "<this class>" if b.node is node else ("<self>" if b.node is own else self._code(b.node))
                 record.append([b.kind, code, b.context])
@@ -662,7 +994,12 @@ class PythonFile:
             assigners = sorted(scope.self_assigned.get(name, ()))
             if assigners:
                 record.append(["assigned on self in", assigners])
-                reads |= {("m", scope.qualname, m) for m in assigners}
+                if self._rule == "precise":
+                    reads |= {self._assignment_item(scope, m, name) for m in assigners}
+                else:
+                    reads |= {("m", scope.qualname, m) for m in assigners}
+            if self._rule == "precise":
+                reads |= {("m", scope.qualname, m) for m in self._dynamic_setters(scope) if m not in assigners}
             if not bindings or self._rule == "precise":
                 reads |= {("m", base.qualname, name) for base in self._local_bases(scope)}
             if self._rule == "precise":
@@ -724,6 +1061,17 @@ class PythonFile:
         return out
 
 
+def _all_args(func: ast.AST) -> list[ast.arg]:
+    args = func.args  # type: ignore[attr-defined]
+    return [*args.posonlyargs, *args.args, *args.kwonlyargs, *[a for a in (args.vararg, args.kwarg) if a is not None]]
+
+
+def _member_of_class(scope: _Scope) -> tuple[str, str, str]:
+    """The item of a class's whole binding in its parent scope."""
+    assert scope.parent is not None and isinstance(scope.node, ast.ClassDef)
+    return ("m", scope.parent.qualname, scope.node.name)
+
+
 def _member_of(scope: _Scope) -> tuple[str, str, str]:
     """The item of a function scope's own binding in its parent (its whole code)."""
     assert scope.parent is not None and scope.node is not None
@@ -745,6 +1093,133 @@ def _flat_body(body: list[ast.stmt]) -> Iterator[ast.stmt]:
         if not isinstance(stmt, _DEF_TYPES):
             for _, inner, _, _ in _headers(stmt):
                 yield from _flat_body(inner)
+
+
+#: What constructing an instance runs, besides the class header (a metaclass makes the class not plain).
+_CONSTRUCTION: tuple[str, ...] = ("__new__", "__init__", "__post_init__")
+
+#: Members that decide ``isinstance``/``issubclass``/``except`` beyond the header.
+_HOOKS: tuple[str, ...] = ("__subclasshook__", "__instancecheck__", "__subclasscheck__")
+
+#: Builtin types a plain class may derive from (their metaclass is ``type``).
+_BUILTIN_TYPES: frozenset[str] = frozenset(
+    n for n in dir(builtins) if isinstance(getattr(builtins, n), type) and type(getattr(builtins, n)) is type
+)
+
+#: Special methods an operation on ``self`` may call implicitly (``len(self)``, ``self[k]``, ``str(self)``...).
+_DUNDERS: tuple[str, ...] = (
+    "__new__", "__init__", "__call__", "__len__", "__iter__", "__next__", "__reversed__", "__contains__",
+    "__getitem__", "__setitem__", "__delitem__", "__missing__", "__bool__", "__eq__", "__ne__", "__lt__",
+    "__le__", "__gt__", "__ge__", "__hash__", "__str__", "__repr__", "__format__", "__bytes__", "__index__",
+    "__int__", "__float__", "__complex__", "__enter__", "__exit__", "__aenter__", "__aexit__", "__aiter__",
+    "__anext__", "__await__", "__add__", "__sub__", "__mul__", "__truediv__", "__floordiv__", "__mod__",
+    "__pow__", "__and__", "__or__", "__xor__", "__neg__", "__pos__", "__invert__", "__copy__", "__deepcopy__",
+    "__reduce__", "__reduce_ex__", "__getstate__", "__setstate__", "__fspath__", "__round__", "__abs__",
+)
+
+
+def _self_calls(func: ast.AST, first: str) -> set[str]:
+    """Names called through ``self.m(...)`` or ``super().m(...)`` in a method."""
+    out = set()
+    for sub in ast.walk(func):
+        if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute):
+            value = sub.func.value
+            if (isinstance(value, ast.Name) and value.id == first) or (
+                    isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "super"):
+                out.add(sub.func.attr)
+    return out
+
+
+def _sets_dynamically(func: ast.AST) -> bool:
+    """``setattr``/``delattr`` on the first parameter, or its ``__dict__`` or ``vars()`` used, in a method."""
+    first = _first_param(func)
+    if first is None:
+        return False
+    for sub in ast.walk(func):
+        if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Name):
+            if sub.func.id in ("setattr", "delattr") and sub.args and _refers_to_self(sub.args[0], first):
+                return True
+            if sub.func.id == "vars" and (not sub.args or _refers_to_self(sub.args[0], first)):
+                return True
+        if isinstance(sub, ast.Attribute) and sub.attr == "__dict__" and _refers_to_self(sub.value, first):
+            return True
+    return False
+
+
+_EXITS = (ast.Return, ast.Raise, ast.Break, ast.Continue, ast.Assert)
+
+
+def _mentions_attr(node: ast.AST, first: str, attr: str) -> bool:
+    return any(isinstance(sub, ast.Attribute) and sub.attr == attr and isinstance(sub.value, ast.Name)
+               and sub.value.id == first for sub in ast.walk(node))
+
+
+def _relevant(stmt: ast.stmt, first: str, attr: str, setters: set[str], wanted: set[str]) -> bool:
+    """A simple statement (or a nested def/class) that can decide ``self.attr``."""
+    if _mentions_attr(stmt, first, attr):
+        return True
+    if _self_calls(stmt, first) & setters:
+        return True
+    return any(isinstance(sub, ast.Name) and sub.id in wanted for sub in ast.walk(stmt))
+
+
+def _header_nodes(stmt: ast.stmt) -> list[ast.AST]:
+    """The expressions and targets of a compound statement's header(s)."""
+    if isinstance(stmt, (ast.For, ast.AsyncFor)):
+        return [stmt.target, stmt.iter]
+    if isinstance(stmt, (ast.If, ast.While)):
+        return [stmt.test]
+    if isinstance(stmt, (ast.With, ast.AsyncWith)):
+        return list(stmt.items)
+    if isinstance(stmt, ast.Match):
+        return [stmt.subject] + [c.pattern for c in stmt.cases] + [c.guard for c in stmt.cases if c.guard]
+    return []
+
+
+def _prune(body: list[ast.stmt], first: str, attr: str, setters: set[str], wanted: set[str]) -> list[ast.stmt]:
+    """The statements of a body that can decide ``self.attr`` (see :meth:`PythonFile._slice_record`)."""
+    out: list[ast.stmt] = []
+    for stmt in body:
+        if isinstance(stmt, _EXITS):
+            if isinstance(stmt, ast.Assert) or _relevant(stmt, first, attr, setters, wanted):
+                out.append(stmt)
+            else:
+                out.append(type(stmt)())  # the exit counts, not what it returns or raises
+            continue
+        if isinstance(stmt, _DEF_TYPES) or not any(True for _ in _headers(stmt)):
+            if _relevant(stmt, first, attr, setters, wanted):
+                out.append(stmt)
+            continue
+        if any(isinstance(sub, ast.Name) and sub.id in wanted for sub in _header_nodes(stmt) for sub in ast.walk(sub)):
+            out.append(stmt)  # its header binds or reads a local the slice needs: kept whole
+            continue
+        if isinstance(stmt, (ast.Try, ast.TryStar)):
+            parts = [stmt.body, stmt.orelse, stmt.finalbody] + [h.body for h in stmt.handlers]
+            if any(_prune(part, first, attr, setters, wanted) for part in parts):
+                out.append(stmt)  # whether a handler runs depends on the whole try body
+            continue
+        clone = copy.copy(stmt)
+        kept = False
+        for fld in ("body", "orelse"):
+            if hasattr(stmt, fld):
+                inner = _prune(getattr(stmt, fld), first, attr, setters, wanted)
+                setattr(clone, fld, inner)
+                kept = kept or bool(inner)
+        if isinstance(stmt, ast.Match):
+            cases = []
+            for case in stmt.cases:
+                inner = _prune(case.body, first, attr, setters, wanted)
+                kept = kept or bool(inner)
+                c = copy.copy(case)
+                c.body = inner or [ast.Pass()]
+                cases.append(c)
+            clone.cases = cases  # type: ignore[attr-defined]
+        if kept:
+            for fld in ("body",):
+                if hasattr(clone, fld) and not getattr(clone, fld):
+                    setattr(clone, fld, [ast.Pass()])
+            out.append(clone)
+    return out
 
 
 #: Why the precise rule gave way to the wide one for a method (see :meth:`PythonFile.fallback_reason`).

@@ -402,6 +402,12 @@ def _bindings(tree: ast.Module, label: str) -> list[ast.stmt]:
     """Statements that bind ``label`` (``NAME`` at module level, ``Class.NAME`` in a class body)."""
     scope: list[ast.stmt] = tree.body
     name = label
+    if "[self." in label:  # the statements of a method that set an instance attribute
+        owner, _, attr = label.removesuffix("]").partition("[self.")
+        methods = [m for c in tree.body if isinstance(c, ast.ClassDef) and c.name == owner.split(".")[0]
+                   for m in c.body if isinstance(m, ast.FunctionDef) and m.name == owner.split(".")[1]]
+        return [stmt for m in methods for stmt in ast.walk(m) if isinstance(stmt, ast.Assign)
+                and any(isinstance(t, ast.Attribute) and t.attr == attr for t in stmt.targets)]
     if "." in label:
         cls_name, name = label.split(".", 1)
         classes = [s for s in tree.body if isinstance(s, ast.ClassDef) and s.name == cls_name]
