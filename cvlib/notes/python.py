@@ -554,8 +554,11 @@ class PythonFile:
                 continue
             if _is_type_of(up, first) if up is not None else False:
                 continue
-            if isinstance(up, ast.Call) and isinstance(up.func, ast.Name) and up.func.id == "super":
+            if isinstance(up, ast.Call) and isinstance(up.func, ast.Name) and up.func.id in _NO_SPECIAL_CALLS:
                 continue
+            if isinstance(up, (ast.Return, ast.Yield, ast.YieldFrom)) or (
+                    isinstance(up, ast.Compare) and all(isinstance(op, (ast.Is, ast.IsNot)) for op in up.ops)):
+                continue  # handing the instance back, or comparing identity, calls no special method
             bare = True
             if isinstance(up, ast.Call) and up.func is sub and self._fate(up, method, parents) is None:
                 escapes = True
@@ -1105,6 +1108,9 @@ _HOOKS: tuple[str, ...] = ("__subclasshook__", "__instancecheck__", "__subclassc
 _BUILTIN_TYPES: frozenset[str] = frozenset(
     n for n in dir(builtins) if isinstance(getattr(builtins, n), type) and type(getattr(builtins, n)) is type
 )
+
+#: Builtins that take the instance without calling a special method of its class.
+_NO_SPECIAL_CALLS: frozenset[str] = frozenset({"super", "isinstance", "issubclass", "type", "id", "callable"})
 
 #: Special methods an operation on ``self`` may call implicitly (``len(self)``, ``self[k]``, ``str(self)``...).
 _DUNDERS: tuple[str, ...] = (
