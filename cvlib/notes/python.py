@@ -36,17 +36,35 @@ the class is bound). A symbol depends on:
   part of every unbound name's record;
 * **import bindings** as written (``import json`` and ``import simplejson as
   json`` differ), never the imported module's code;
-* for a **method**: its class's header and every class-level attribute, and
-  each ``self.x`` / ``cls.x`` / ``super().x`` it reads, resolved to the class
-  body, to the methods that assign ``self.x``, and to base classes defined in
-  the same module;
+* for a **method**: its class's header and the members it reads (``self.x``,
+  ``cls.x``, ``type(self).x``, ``super().x``, its class's name), resolved to
+  the class body, to base classes and overriding subclasses defined in the
+  same module, and, for an instance attribute, to the statements of each
+  method that can set it (:meth:`PythonFile._slice_record`: the assignments,
+  the locals they read, the blocks around them, every exit of the method);
+  ``self`` used as a value adds the class's special methods. The wide rule
+  (``rule="wide"``) counts every class-level attribute for every method, a
+  setter method whole, and a base whole; the precise rule falls back to it
+  where code defeats the analysis (:data:`FALLBACK_REASONS`);
+* for a **module-level class read by name** (precise rule): what the use
+  needs (:meth:`PythonFile._class_uses`): the header and binding for
+  ``isinstance``, ``issubclass``, ``except`` and annotations; the member for
+  ``Cls.attr``; the construction path and the members used on the new
+  instance for ``Cls(...)``; the whole class where the class or a new
+  instance escapes, or where the class is not plain (a base from elsewhere,
+  a metaclass, a decorator). A base in a class header counts by its header,
+  its ``__init_subclass__`` and ``__slots__``;
 * for a **nested function**: the whole enclosing function (its closure).
 
 Out of reach: the code of other modules (an import is seen as a binding, not
 as what it imports), anything decided at run time (``getattr``, monkeypatching,
 a subclass elsewhere overriding a method, attributes set from outside the
 class), mutation of a module-level object through another name, data files and
-the environment.
+the environment. The slice of a setter method is flow-insensitive but does not
+follow exceptions: a statement that does not name the attribute, nor a local
+the assignment reads, and starts raising before the assignment is not seen.
+An object returned by a call (``Cls.make().run()``) is followed only through
+what the called code names (a returned new instance counts its class whole).
 """
 
 from __future__ import annotations
@@ -272,6 +290,9 @@ class PythonFile:
         self.depths: dict[str, int] = {}
         self._fallbacks: dict[int, str] = {}
         self._parent_cache: dict[int, dict[int, ast.AST]] = {}
+        self._setters_cache: dict[str, list[str]] = {}
+        self._closure_cache: dict[tuple[str, str], set[str]] = {}
+        self._slice_cache: dict[tuple[str, str, str], tuple[str, frozenset[tuple[str, str, str]]]] = {}
 
     # -- finding symbols and bindings ------------------------------------------------------
 
@@ -792,13 +813,15 @@ class PythonFile:
 
     def _dynamic_setters(self, cls: _Scope) -> list[str]:
         """Methods of a class that may set any attribute (``setattr(self, ...)``, ``self.__dict__``, ``vars(self)``)."""
-        out = []
-        for name, bindings in cls.bindings.items():
-            for b in bindings:
-                if isinstance(b.node, _FUNC_TYPES) and _sets_dynamically(b.node):
-                    out.append(name)
-                    break
-        return sorted(out)
+        if cls.qualname not in self._setters_cache:
+            out = []
+            for name, bindings in cls.bindings.items():
+                for b in bindings:
+                    if isinstance(b.node, _FUNC_TYPES) and _sets_dynamically(b.node):
+                        out.append(name)
+                        break
+            self._setters_cache[cls.qualname] = sorted(out)
+        return self._setters_cache[cls.qualname]
 
     def _slice_record(self, cls: _Scope, method: str, attr: str) -> tuple[str, set[tuple[str, str, str]]]:
         """Canonical text and reads of the statements of ``cls.method`` that can decide ``self.attr``.
@@ -810,6 +833,10 @@ class PythonFile:
         ``continue`` and ``assert`` (they decide whether the rest runs); the
         signature and decorators.
         """
+        key = (cls.qualname, method, attr)
+        if key in self._slice_cache:
+            text, reads = self._slice_cache[key]
+            return text, set(reads)
         node = cls.bindings[method][0].node
         assert isinstance(node, _FUNC_TYPES)
         first = _first_param(node)
@@ -837,10 +864,13 @@ class PythonFile:
         reads = {("m", "", n) for n in names if n not in dropped} | narrowed
         reads |= self._precise_extras(cls, synthetic)
         reads.add(("shell", cls.qualname, ""))
+        self._slice_cache[key] = (text, frozenset(reads))
         return text, reads
 
     def _setter_closure(self, cls: _Scope, attr: str) -> set[str]:
         """Names of the methods of the class (or its file's bases and subclasses) that set ``self.attr``, or call one through ``self``."""
+        if (cls.qualname, attr) in self._closure_cache:
+            return self._closure_cache[(cls.qualname, attr)]
         related = [cls] + self._local_bases(cls) + self._local_subclasses(cls)
         found = {m for scope in related for m in scope.self_assigned.get(attr, ())}
         calls: dict[str, set[str]] = {}
@@ -856,6 +886,7 @@ class PythonFile:
                 if name not in found and called & found:
                     found.add(name)
                     changed = True
+        self._closure_cache[(cls.qualname, attr)] = found
         return found
 
     # -- where precision is defeated ----------------------------------------------------------
