@@ -556,38 +556,65 @@ class PythonFile:
         return out
 
     def _bare_first_uses(self, cls: _Scope, method: ast.AST, first: str) -> set[tuple[str, str, str]]:
-        """``self``/``cls`` used as a value: the special methods an operation on it may call implicitly.
+        """``self``/``cls`` used as a value: the special methods that the operation on it calls.
 
-        ``len(self)``, ``self[k]``, ``str(self)``, ``cls(...)``, ``self`` passed
-        to a builtin: each may run a special method of the class, so every
-        special method it (or a base of the file) defines counts, with the
-        common ones that it may define later. A new instance made by
-        ``cls(...)`` that escapes the method counts with the whole class.
+        ``len(self)`` and other builtins, ``self[k]``, ``self + x``, ``self ==
+        o``, ``for x in self``, ``with self``, ``f"{self}"``, ``if self``,
+        ``self(...)``: each runs special methods of the class (or of a base or
+        subclass of the file, through the member records), including ones it
+        may define later. ``cls(...)`` and ``type(self)(...)`` construct: the
+        construction path, and the whole class when the new instance escapes
+        the method. Handing ``self`` to code elsewhere is out of reach, as any
+        other call into another module.
         """
         parents = self._parents(method)
-        bare = False
+        names: set[str] = set()
         escapes = False
+        builtin_calls = set(_BUILTIN_CALLS) - set(self.module.bindings)
         for sub in ast.walk(method):
-            if not (isinstance(sub, ast.Name) and sub.id == first and isinstance(sub.ctx, ast.Load)):
+            target: ast.AST | None = None
+            if isinstance(sub, ast.Name) and sub.id == first and isinstance(sub.ctx, ast.Load):
+                target = sub
+            elif _is_type_of(sub, first):
+                target = sub
+            if target is None:
                 continue
-            up = parents.get(id(sub))
-            if isinstance(up, ast.Attribute) and up.value is sub:
+            up = parents.get(id(target))
+            if isinstance(up, ast.Attribute) and up.value is target:
                 continue
-            if _is_type_of(up, first) if up is not None else False:
+            if isinstance(up, ast.Call) and up.func is target:
+                if target is sub and isinstance(sub, ast.Name) and first != "cls" and _first_is_instance(method):
+                    names |= {"__call__"}
+                else:  # cls(...), type(self)(...): a new instance
+                    names |= set(_CONSTRUCTION)
+                    if self._fate(up, method, parents) is None:
+                        escapes = True
                 continue
-            if isinstance(up, ast.Call) and isinstance(up.func, ast.Name) and up.func.id in _NO_SPECIAL_CALLS:
-                continue
-            if isinstance(up, (ast.Return, ast.Yield, ast.YieldFrom)) or (
-                    isinstance(up, ast.Compare) and all(isinstance(op, (ast.Is, ast.IsNot)) for op in up.ops)):
-                continue  # handing the instance back, or comparing identity, calls no special method
-            bare = True
-            if isinstance(up, ast.Call) and up.func is sub and self._fate(up, method, parents) is None:
-                escapes = True
-        if not bare:
+            if target is not sub:
+                continue  # type(self) as a value: the class, no special method
+            if isinstance(up, ast.Subscript) and up.value is target:
+                names |= _SPECIAL_BY_USE["subscript"]
+            elif isinstance(up, (ast.BinOp, ast.AugAssign)):
+                names |= _SPECIAL_BY_USE["arithmetic"]
+            elif isinstance(up, ast.UnaryOp):
+                names |= _SPECIAL_BY_USE["unary"]
+            elif isinstance(up, ast.Compare) and not all(isinstance(op, (ast.Is, ast.IsNot)) for op in up.ops):
+                names |= _SPECIAL_BY_USE["compare"]
+            elif isinstance(up, (ast.BoolOp, ast.If, ast.While, ast.IfExp, ast.Assert)):
+                names |= _SPECIAL_BY_USE["truth"]
+            elif isinstance(up, (ast.For, ast.AsyncFor, ast.comprehension, ast.Starred, ast.YieldFrom)):
+                names |= _SPECIAL_BY_USE["iteration"]
+            elif isinstance(up, ast.withitem):
+                names |= _SPECIAL_BY_USE["context"]
+            elif isinstance(up, ast.FormattedValue):
+                names |= _SPECIAL_BY_USE["format"]
+            elif isinstance(up, ast.Await):
+                names |= {"__await__"}
+            elif (isinstance(up, ast.Call) and isinstance(up.func, ast.Name) and up.func.id in builtin_calls
+                  and any(a is target for a in up.args)):
+                names |= set(_DUNDERS) - set(_CONSTRUCTION) - {"__call__"}
+        if not names:
             return set()
-        names = set(_DUNDERS)
-        for scope in [cls] + self._local_bases(cls):
-            names |= {n for n in scope.bindings if n.startswith("__") and n.endswith("__")}
         out = {("m", cls.qualname, n) for n in names}
         if escapes and cls.parent is not None:
             out.add(_member_of_class(cls))
@@ -1100,6 +1127,11 @@ def _all_args(func: ast.AST) -> list[ast.arg]:
     return [*args.posonlyargs, *args.args, *args.kwonlyargs, *[a for a in (args.vararg, args.kwarg) if a is not None]]
 
 
+def _first_is_instance(func: ast.AST) -> bool:
+    """Whether a method's first parameter is an instance (not a classmethod's class)."""
+    return not any(isinstance(d, ast.Name) and d.id == "classmethod" for d in func.decorator_list)  # type: ignore[attr-defined]
+
+
 def _member_of_class(scope: _Scope) -> tuple[str, str, str]:
     """The item of a class's whole binding in its parent scope."""
     assert scope.parent is not None and isinstance(scope.node, ast.ClassDef)
@@ -1140,8 +1172,27 @@ _BUILTIN_TYPES: frozenset[str] = frozenset(
     n for n in dir(builtins) if isinstance(getattr(builtins, n), type) and type(getattr(builtins, n)) is type
 )
 
-#: Builtins that take the instance without calling a special method of its class.
-_NO_SPECIAL_CALLS: frozenset[str] = frozenset({"super", "isinstance", "issubclass", "type", "id", "callable"})
+#: Builtins that call special methods of what they are given (``len(self)`` runs ``__len__``).
+_BUILTIN_CALLS: frozenset[str] = frozenset({
+    "len", "str", "repr", "iter", "next", "hash", "bool", "int", "float", "complex", "format", "bytes", "abs",
+    "round", "reversed", "sorted", "list", "tuple", "set", "frozenset", "dict", "enumerate", "zip", "map",
+    "filter", "sum", "min", "max", "any", "all", "divmod", "pow", "print", "ascii", "aiter", "anext",
+})
+
+#: Special methods by the operation on the instance.
+_SPECIAL_BY_USE: dict[str, frozenset[str]] = {
+    "subscript": frozenset({"__getitem__", "__setitem__", "__delitem__", "__missing__", "__class_getitem__"}),
+    "arithmetic": frozenset(f"__{p}{op}__" for op in ("add", "sub", "mul", "matmul", "truediv", "floordiv", "mod",
+                                                       "divmod", "pow", "lshift", "rshift", "and", "or", "xor")
+                            for p in ("", "r", "i")),
+    "unary": frozenset({"__neg__", "__pos__", "__invert__", "__bool__", "__len__"}),
+    "compare": frozenset({"__eq__", "__ne__", "__lt__", "__le__", "__gt__", "__ge__", "__contains__", "__hash__",
+                          "__iter__", "__getitem__", "__len__"}),
+    "truth": frozenset({"__bool__", "__len__"}),
+    "iteration": frozenset({"__iter__", "__next__", "__getitem__", "__len__", "__aiter__", "__anext__"}),
+    "context": frozenset({"__enter__", "__exit__", "__aenter__", "__aexit__"}),
+    "format": frozenset({"__format__", "__str__", "__repr__"}),
+}
 
 #: Special methods an operation on ``self`` may call implicitly (``len(self)``, ``self[k]``, ``str(self)``...).
 _DUNDERS: tuple[str, ...] = (
