@@ -40,14 +40,14 @@ the class is bound). A symbol depends on:
   ``cls.x``, ``type(self).x``, ``super().x``, its class's name), resolved to
   the class body, to base classes and overriding subclasses defined in the
   same module, and, for an instance attribute, to the statements of each
-  method that can set it (:meth:`PythonFile._slice_record`: the assignments,
+  method that can set it (the assignments,
   the locals they read, the blocks around them, every exit of the method);
   ``self`` used as a value adds the class's special methods. The wide rule
   (``rule="wide"``) counts every class-level attribute for every method, a
   setter method whole, and a base whole; the precise rule falls back to it
   where code defeats the analysis (:data:`FALLBACK_REASONS`);
 * for a **module-level class read by name** (precise rule): what the use
-  needs (:meth:`PythonFile._class_uses`): the header and binding for
+  needs: the header and binding for
   ``isinstance``, ``issubclass``, ``except`` and annotations; the member for
   ``Cls.attr``; the construction path and the members used on the new
   instance for ``Cls(...)``; the whole class where the class or a new
