@@ -36,7 +36,6 @@ What keeps this linear in the number of steps and edges, and small:
 
 from __future__ import annotations
 
-import heapq
 import re
 from abc import abstractmethod
 from array import array
@@ -46,8 +45,8 @@ from collections.abc import Set as AbstractSet
 from enum import Enum
 from itertools import accumulate, chain, compress, islice
 from operator import is_not
-from typing import NamedTuple, overload
 
+from cvlib.core._typing import NamedTuple, overload
 from cvlib.core.errors import (
     CycleError,
     ParameterError,
@@ -242,7 +241,7 @@ def parse_index(text: str) -> int:
 #: runs layer by layer whatever the number of digits.
 TIE_BREAKS = ("string", "numeric")
 
-_DIGITS = re.compile(r"(\d+)")
+_DIGITS: re.Pattern[str] | None = None  # compiled on first use (a plan rarely asks for the numeric order)
 
 
 def numeric_id_key(step_id: str) -> tuple[tuple[str | int, ...], str]:
@@ -262,6 +261,9 @@ def numeric_id_key(step_id: str) -> tuple[tuple[str | int, ...], str]:
     tuple
         ``(pieces, step_id)``.
     """
+    global _DIGITS
+    if _DIGITS is None:
+        _DIGITS = re.compile(r"(\d+)")
     pieces = _DIGITS.split(step_id)
     return tuple(int(p) if i % 2 else p for i, p in enumerate(pieces)), step_id
 
@@ -277,15 +279,17 @@ def _kahn_order_by(
         for p in idx[ptr[i] : ptr[i + 1]]:
             successors[p].append(i)
     ready = [(key(ids[i]), i) for i in range(n) if in_degree[i] == 0]
-    heapq.heapify(ready)
+    from heapq import heapify, heappop, heappush  # only plans built without their order
+
+    heapify(ready)
     order: list[int] = []
     while ready:
-        _, current = heapq.heappop(ready)
+        _, current = heappop(ready)
         order.append(current)
         for succ in successors[current]:
             in_degree[succ] -= 1
             if in_degree[succ] == 0:
-                heapq.heappush(ready, (key(ids[succ]), succ))
+                heappush(ready, (key(ids[succ]), succ))
     return order
 
 
@@ -946,9 +950,11 @@ class PlanGraph:
             for p in idx[ptr[i] : ptr[i + 1]]:
                 successors[p].append(i)
         ready = [(ids[i], i) for i in range(n) if in_degree[i] == 0]
-        heapq.heapify(ready)
+        from heapq import heapify, heappop, heappush  # only plans built without their order
+
+        heapify(ready)
         order: list[int] = []
-        push, pop = heapq.heappush, heapq.heappop
+        push, pop = heappush, heappop
         while ready:
             _, current = pop(ready)
             order.append(current)

@@ -19,14 +19,13 @@ each kept equal to what the general algorithm computes by the test suite.
 
 from __future__ import annotations
 
-import math
 from array import array
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from itertools import accumulate, compress, cycle, repeat
 from itertools import chain as concatenated
-from typing import overload
 
+from cvlib.core._typing import overload
 from cvlib.core.errors import ParameterError
 from cvlib.core.graph import ACTION_CODE, CSR, DECISION_CODE, PLAN_CODE, CompactIds, PlanGraph, parse_index
 from cvlib.core.validation import require_int, require_name
@@ -317,7 +316,9 @@ def _pool_limit(k: int) -> int:
     """CPython's threshold between :meth:`random.Random.sample`'s two methods, for ``k`` picks."""
     setsize = 21
     if k > 5:
-        setsize += 4 ** math.ceil(math.log(k * 3, 4))
+        from math import ceil, log
+
+        setsize += 4 ** ceil(log(k * 3, 4))
     return setsize
 
 
