@@ -298,10 +298,17 @@ class CSR(NamedTuple):
 
     Either column may be a list (cheapest to build for a small plan) or an
     ``array("q")`` (eight bytes an entry, no int objects, for a large one).
+    ``indices`` may also be a callable that returns them: a plan built by
+    :meth:`PlanGraph.from_columns` then calls it the first time anything reads
+    its predecessors, and never when nothing does (running a plan whose order
+    and closures were handed over reads none). A generator whose wiring is
+    drawn at random, and costs more than the rest of the plan, defers it so.
+    The callable must be picklable if the plan is to be (a module-level
+    class's instance, not a closure).
     """
 
     pointers: Sequence[int]
-    indices: Sequence[int]
+    indices: Sequence[int] | Callable[[], Sequence[int]]
 
 
 class RunColumns(NamedTuple):
@@ -359,6 +366,7 @@ class PlanGraph:
         "_requires",
         "_pred_ptr",
         "_pred_idx",
+        "_pred_draw",
         "_order",
         "_positions",
         "_closures",
@@ -494,11 +502,16 @@ class PlanGraph:
         self._kinds = kinds
         self._requires = requires
         self._pred_ptr: Sequence[int]
-        self._pred_idx: Sequence[int]
+        self._pred_idx: Sequence[int] | None
+        self._pred_draw: Callable[[], Sequence[int]] | None = None
         if isinstance(predecessors, CSR) or (
             isinstance(predecessors, tuple) and len(predecessors) == 2 and isinstance(predecessors[0], array)
         ):
-            self._pred_ptr, self._pred_idx = predecessors
+            self._pred_ptr, indices = predecessors
+            if callable(indices):
+                self._pred_idx, self._pred_draw = None, indices
+            else:
+                self._pred_idx = indices
         else:
             self._pred_ptr = array("q", accumulate(map(len, predecessors), initial=0))
             self._pred_idx = array("q", chain.from_iterable(predecessors))
@@ -532,11 +545,20 @@ class PlanGraph:
             self._positions = positions
         return self._positions
 
+    def _indices(self) -> Sequence[int]:
+        """The predecessor indices, drawn first if they were handed over as a callable (see :class:`CSR`)."""
+        idx = self._pred_idx
+        if idx is None:
+            assert self._pred_draw is not None
+            idx = self._pred_idx = self._pred_draw()
+            self._pred_draw = None
+        return idx
+
     def _make_step(self, i: int) -> Step:
         lo, hi = self._pred_ptr[i], self._pred_ptr[i + 1]
         ids = self._ids
         return _trusted_step(
-            ids[i], _KIND_OF_CODE[self._kinds[i]], self._requires[i], tuple([ids[p] for p in self._pred_idx[lo:hi]])
+            ids[i], _KIND_OF_CODE[self._kinds[i]], self._requires[i], tuple([ids[p] for p in self._indices()[lo:hi]])
         )
 
     def _index_of(self, step_id: str) -> int:
@@ -720,7 +742,7 @@ class PlanGraph:
             return self
         if tie_break != "numeric":
             raise ParameterError(f"tie_break must be one of {', '.join(TIE_BREAKS)}, got {tie_break!r}")
-        ptr, idx = self._pred_ptr, self._pred_idx
+        ptr, idx = self._pred_ptr, self._indices()
         order = _kahn_order_by(self._ids, ptr, idx, numeric_id_key)
         # Closures are indexed by step and do not depend on the order; runs and links do, so they are rebuilt.
         return PlanGraph.from_columns(
@@ -772,7 +794,7 @@ class PlanGraph:
         set of int
             The newly found positions (``position`` included unless known).
         """
-        ptr, idx, order, positions = self._pred_ptr, self._pred_idx, self._order, self._pos()
+        ptr, idx, order, positions = self._pred_ptr, self._indices(), self._order, self._pos()
         found: set[int] = set()
         stack = [position]
         while stack:
@@ -863,7 +885,7 @@ class PlanGraph:
         rise by one a step.
         """
         if self._links is None:
-            order, positions, ptr, idx = self._order, self._pos(), self._pred_ptr, self._pred_idx
+            order, positions, ptr, idx = self._order, self._pos(), self._pred_ptr, self._indices()
             starts = [0]
             for k in range(1, len(order)):
                 i = order[k]
@@ -884,7 +906,7 @@ class PlanGraph:
         starts = self._link_starts()
         columns = self.run_columns()
         run_starts, run_closures = columns.run_starts, columns.run_closures
-        order, positions, ptr, idx = self._order, self._pos(), self._pred_ptr, self._pred_idx
+        order, positions, ptr, idx = self._order, self._pos(), self._pred_ptr, self._indices()
         n, links = len(order), len(starts)
         if fact_id is None:
             holding = range(len(run_closures))
@@ -943,7 +965,7 @@ class PlanGraph:
     def _kahn_order(self) -> list[int]:
         ids = self._ids
         n = len(ids)
-        ptr, idx = self._pred_ptr, self._pred_idx
+        ptr, idx = self._pred_ptr, self._indices()
         in_degree = [ptr[i + 1] - ptr[i] for i in range(n)]
         successors: list[list[int]] = [[] for _ in range(n)]
         for i in range(n):
@@ -970,7 +992,7 @@ class PlanGraph:
 
     def _interned_closures(self) -> list[frozenset[str]]:
         requires = self._requires
-        ptr, idx = self._pred_ptr, self._pred_idx
+        ptr, idx = self._pred_ptr, self._indices()
         closures: list[frozenset[str]] = [_EMPTY] * len(requires)
         for i in self._order:
             own = requires[i]
