@@ -52,11 +52,33 @@ else:
     _NamedTupleBase = type.__new__(_NamedTupleMeta, "NamedTuple", (), {})
 
     def NamedTuple(*_args, **_kwargs):  # noqa: N802 - typing's spelling
-        """Only for ``class Name(NamedTuple):``; the functional form is :func:`collections.namedtuple`."""
+        """Only for ``class Name(NamedTuple):``; the functional form is :func:`collections.namedtuple`.
+
+        Parameters
+        ----------
+        *_args, **_kwargs
+            Refused: called, it raises :class:`TypeError`.
+
+        Returns
+        -------
+        None
+            It never returns.
+        """
         raise TypeError("cvlib.core._typing.NamedTuple is for class statements only")
 
     NamedTuple.__mro_entries__ = lambda bases: (_NamedTupleBase,)
 
     def overload(func):
-        """The function unchanged: the implementation defined after the overloads replaces it."""
+        """The function unchanged: the implementation defined after the overloads replaces it.
+
+        Parameters
+        ----------
+        func : callable
+            One overload's signature.
+
+        Returns
+        -------
+        callable
+            ``func`` itself.
+        """
         return func

@@ -14,6 +14,11 @@ from collections.abc import Iterable, Sequence
 
 from cvlib.core.errors import ParameterError
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from numbers import Integral, Real
+    from typing import TypeGuard
+
 __all__ = [
     "MAX_INT_DIGITS",
     "decimal_digits",
@@ -40,14 +45,14 @@ def _is_ascii_int(text: str) -> bool:
     return digits.isascii() and digits.isdigit()  # "".isdigit() is False; among ASCII, only 0-9 are digits
 
 
-def _is_integral(value: object) -> bool:
+def _is_integral(value: object) -> TypeGuard[Integral]:
     """``isinstance(value, numbers.Integral)``, loading :mod:`numbers` only when a value is not a plain int."""
     from numbers import Integral
 
     return isinstance(value, Integral)
 
 
-def _is_real(value: object) -> bool:
+def _is_real(value: object) -> TypeGuard[Real]:
     """``isinstance(value, numbers.Real)``, loading :mod:`numbers` only when a value is not a float or an int."""
     if type(value) is float or type(value) is int:
         return True

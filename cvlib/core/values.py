@@ -127,9 +127,10 @@ def _make_hash(names: tuple[str, ...]) -> Callable[[Any], int]:
     return __hash__
 
 
-#: Compiled ``__init__`` code by shape: (number of fields, positions with a default factory, calls
-#: ``__post_init__``). Classes of one shape share one compilation; each gets its own copy of the
-#: code with its field names put in (:meth:`types.CodeType.replace`), its defaults and its factories.
+#: Compiled ``__init__`` code, by the number of fields, the positions with a default factory and
+#: whether ``__post_init__`` is called. Classes of one shape share one compilation; each gets its own
+#: copy of the code with its field names put in (:meth:`types.CodeType.replace`), its defaults and
+#: its factories.
 _INIT_CODE: dict[tuple[int, tuple[int, ...], bool], CodeType] = {}
 
 
