@@ -21,11 +21,13 @@ Main entry points:
 
 from __future__ import annotations
 
+import hashlib
+import math
 import random
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
 
 from cvlib.core.events import Event, EventKind
-from cvlib.core.executors import compute_budget
 from cvlib.core.facts import Fact
 from cvlib.core.graph import PlanGraph, StepKind
 from cvlib.core.validation import require_choice, require_int, require_probability
@@ -37,6 +39,51 @@ from cvlib.scenarios.setup import ScenarioSetup
 FAMILIES: tuple[str, ...] = ("chain", "branching", "multi_branch", "layered", "fan_out")
 
 _EMPTY: frozenset[str] = frozenset()
+
+#: The draws below are those of :class:`random.Random`'s ``randint``, ``choice`` and ``sample`` (CPython's
+#: algorithms since 3.2, made of ``getrandbits`` words), written without the layers of checks and calls of
+#: the library methods; ``tests/reference_random_plans.py`` states the generator with the methods themselves
+#: and the tests check that both draw the same plans.
+Bits = Callable[[int], int]
+
+
+def _below(bits: Bits, n: int) -> int:
+    """A uniform integer in ``0 … n-1`` drawn as ``Random._randbelow`` draws it (rejection on ``n.bit_length()`` bits)."""
+    k = n.bit_length()
+    r = bits(k)
+    while r >= n:
+        r = bits(k)
+    return r
+
+
+def _sample(bits: Bits, population: Sequence[Any], k: int) -> list[Any]:
+    """``Random.sample(population, k)``: a pool of the items for small populations, rejection of repeats otherwise."""
+    n = len(population)
+    setsize = 21
+    if k > 5:
+        setsize += 4 ** math.ceil(math.log(k * 3, 4))
+    result = []
+    if n <= setsize:
+        pool = list(population)
+        for i in range(k):
+            j = _below(bits, n - i)
+            result.append(pool[j])
+            pool[j] = pool[n - i - 1]
+        return result
+    selected: set[int] = set()
+    for _ in range(k):
+        j = _below(bits, n)
+        while j in selected:
+            j = _below(bits, n)
+        selected.add(j)
+        result.append(population[j])
+    return result
+
+
+def _string_seeded(rng: random.Random, text: str) -> None:
+    """Seed ``rng`` as ``random.Random(text)`` does (version 2: the text's bytes followed by their SHA-512)."""
+    data = text.encode()
+    rng.seed(int.from_bytes(data + hashlib.sha512(data).digest(), "big"))
 
 
 def fact_ids(num_facts: int) -> list[str]:
@@ -98,28 +145,44 @@ def layered_dag(
     seed = require_int("seed", seed)
     max_predecessors = require_int("max_predecessors", max_predecessors, minimum=1)
     require_prob = require_probability("require_prob", require_prob)
-    rng = random.Random(seed)
+    return _layered(random.Random(seed), num_layers, max_width, facts, max_predecessors, require_prob)
+
+
+def _layered(
+    rng: random.Random, num_layers: int, max_width: int, facts: list[str], max_predecessors: int, require_prob: float
+) -> PlanGraph:
+    """:func:`layered_dag`'s draws from ``rng``, its arguments trusted."""
+    bits, draw = rng.getrandbits, rng.random
     ids: list[str] = []
     kinds: list[StepKind] = []
     requires: list[frozenset[str]] = []
     predecessors: list[tuple[int, ...]] = []
-    previous = range(0)
+    nfacts = len(facts)
+    one_fact = [frozenset({f}) for f in facts]
+    plan_kind, decision, action = StepKind.PLAN, StepKind.DECISION, StepKind.ACTION
+    start = previous_start = 0
     for layer in range(num_layers):
         last = layer == num_layers - 1
-        width = 1 if last else rng.randint(1, max_width)
+        width = 1 if last else 1 + _below(bits, max_width)
         start = len(ids)
-        for j in range(width):
-            ids.append(f"R{layer}_{j}")
-            if layer == 0:
-                kinds.append(StepKind.ACTION if last else StepKind.PLAN)
-                requires.append(frozenset(rng.sample(facts, min(len(facts), rng.randint(1, 2)))))
+        if layer == 0:
+            for j in range(width):
+                ids.append(f"R0_{j}")
+                kinds.append(action if last else plan_kind)
+                take = min(nfacts, 1 + _below(bits, 2))
+                requires.append(frozenset(_sample(bits, facts, take)))
                 predecessors.append(())
-                continue
-            kinds.append(StepKind.ACTION if last else StepKind.DECISION)
-            take = rng.randint(1, min(max_predecessors, len(previous)))
-            predecessors.append(tuple(sorted(rng.sample(previous, take))))
-            requires.append(frozenset({rng.choice(facts)}) if rng.random() < require_prob else _EMPTY)
-        previous = range(start, len(ids))
+        else:
+            previous = range(previous_start, start)
+            most = min(max_predecessors, len(previous))
+            kind = action if last else decision
+            for j in range(width):
+                ids.append(f"R{layer}_{j}")
+                kinds.append(kind)
+                take = 1 + _below(bits, most)
+                predecessors.append(tuple(sorted(_sample(bits, previous, take))))
+                requires.append(one_fact[_below(bits, nfacts)] if draw() < require_prob else _EMPTY)
+        previous_start = start
     return PlanGraph.from_columns(ids, kinds, requires, predecessors)
 
 
@@ -164,7 +227,12 @@ def isolated_fan_out(
     seed = require_int("seed", seed)
     branch_depth = require_int("branch_depth", branch_depth, minimum=0)
     post_merge_depth = require_int("post_merge_depth", post_merge_depth, minimum=1)
-    rng = random.Random(seed)
+    return _fan_out(random.Random(seed), num_branches, fan_out, branch_depth, post_merge_depth)
+
+
+def _fan_out(rng: random.Random, num_branches: int, fan_out: int, branch_depth: int, post_merge_depth: int) -> PlanGraph:
+    """:func:`isolated_fan_out`'s draws from ``rng``, its arguments trusted."""
+    bits = rng.getrandbits
     ids: list[str] = []
     kinds: list[StepKind] = []
     requires: list[frozenset[str]] = []
@@ -177,13 +245,12 @@ def isolated_fan_out(
         predecessors.append(())
         level: tuple[int, ...] = (len(ids) - 1,)
         for depth in range(1, branch_depth + 1):
-            width = rng.randint(1, fan_out)
+            width = 1 + _below(bits, fan_out)
             start = len(ids)
-            for j in range(width):
-                ids.append(f"B{b}_{depth}_{j}")
-                kinds.append(StepKind.DECISION)
-                requires.append(_EMPTY)
-                predecessors.append(level)
+            ids.extend([f"B{b}_{depth}_{j}" for j in range(width)])
+            kinds.extend([StepKind.DECISION] * width)
+            requires.extend([_EMPTY] * width)
+            predecessors.extend([level] * width)
             level = tuple(range(start, len(ids)))
         tails.extend(level)
     for i in range(post_merge_depth):
@@ -220,10 +287,13 @@ def random_facts(
     """
     horizon = require_int("horizon", horizon, minimum=0)
     expiry_prob = require_probability("expiry_prob", expiry_prob)
-    rng = random.Random(require_int("seed", seed))
-    return tuple(
-        Fact(f, 0, valid_until=rng.randint(0, horizon) if rng.random() < expiry_prob else None) for f in facts
-    )
+    return _facts(random.Random(require_int("seed", seed)), facts, horizon, expiry_prob)
+
+
+def _facts(rng: random.Random, facts: Sequence[str], horizon: int, expiry_prob: float) -> tuple[Fact, ...]:
+    """:func:`random_facts`' draws from ``rng``, its arguments trusted."""
+    bits, draw, span = rng.getrandbits, rng.random, horizon + 1
+    return tuple(Fact(f, 0, valid_until=_below(bits, span) if draw() < expiry_prob else None) for f in facts)
 
 
 def random_events(
@@ -264,16 +334,30 @@ def random_events(
     ambiguous_prob = require_probability("ambiguous_prob", ambiguous_prob)
     false_alarm_prob = require_probability("false_alarm_prob", false_alarm_prob)
     rng = random.Random(require_int("seed", seed))
+    return _events(rng, facts, horizon, break_prob, ambiguous_prob, false_alarm_prob)
+
+
+def _events(
+    rng: random.Random,
+    facts: Sequence[str],
+    horizon: int,
+    break_prob: float = 0.5,
+    ambiguous_prob: float = 0.25,
+    false_alarm_prob: float = 0.15,
+) -> tuple[Event, ...]:
+    """:func:`random_events`' draws from ``rng``, its arguments trusted."""
+    bits, draw, span = rng.getrandbits, rng.random, horizon + 1
+    ambiguous, replace = EventKind.AMBIGUOUS, EventKind.REPLACE
     events: list[Event] = []
     for f in facts:
-        if rng.random() < break_prob:
-            tick = rng.randint(0, horizon)
-            if rng.random() < ambiguous_prob:
-                events.append(Event(tick, f, EventKind.AMBIGUOUS, ground_truth_changed=True))
+        if draw() < break_prob:
+            tick = _below(bits, span)
+            if draw() < ambiguous_prob:
+                events.append(Event(tick, f, ambiguous, ground_truth_changed=True))
             else:
-                events.append(Event(tick, f, EventKind.REPLACE, new_value=1))
-        if rng.random() < false_alarm_prob:
-            events.append(Event(rng.randint(0, horizon), f, EventKind.AMBIGUOUS, ground_truth_changed=False))
+                events.append(Event(tick, f, replace, new_value=1))
+        if draw() < false_alarm_prob:
+            events.append(Event(_below(bits, span), f, ambiguous, ground_truth_changed=False))
     return tuple(events)
 
 
@@ -296,7 +380,13 @@ def plan_seed(seed: int, index: int) -> int:
     """
     seed = require_int("seed", seed)
     index = require_int("index", index, minimum=0)
-    return random.Random(f"cvlib.scenarios.random_plans:{seed}:{index}").getrandbits(63)
+    return _plan_seed(random.Random(), seed, index)
+
+
+def _plan_seed(rng: random.Random, seed: int, index: int) -> int:
+    """:func:`plan_seed` drawn with ``rng`` (reseeded), its arguments trusted."""
+    _string_seeded(rng, f"cvlib.scenarios.random_plans:{seed}:{index}")
+    return rng.getrandbits(63)
 
 
 def random_plan(family: str, seed: int, max_steps: int = 60) -> tuple[PlanGraph, dict[str, int]]:
@@ -319,47 +409,52 @@ def random_plan(family: str, seed: int, max_steps: int = 60) -> tuple[PlanGraph,
     require_choice("plan family", family, FAMILIES)
     sizes.random_plan_size(family, max_steps).check()
     max_steps = require_int("max_steps", max_steps, minimum=1)
-    rng = random.Random(require_int("seed", seed))
+    return _plan(random.Random(require_int("seed", seed)), family, max_steps)
+
+
+def _plan(rng: random.Random, family: str, max_steps: int) -> tuple[PlanGraph, dict[str, int]]:
+    """:func:`random_plan`'s draws from ``rng`` (which the plan's own generator then reuses), its arguments trusted."""
+    bits = rng.getrandbits
     if family == "chain":
-        depth = rng.randint(1, max_steps)
+        depth = 1 + _below(bits, max_steps)
         return chain(depth), {"depth": depth}
     if family == "branching":
-        bf = rng.randint(1, 3)
-        params = {
-            "depth": rng.randint(1, max(1, min(8, max_steps // max(1, bf**2)))),
-            "branching_factor": bf,
-            "merge_factor": rng.randint(1, 3),
-            "seed": rng.randint(0, 2**31 - 1),
-        }
-        return branching(params["depth"], params["branching_factor"], params["merge_factor"], seed=params["seed"]), params
+        bf = 1 + _below(bits, 3)
+        depth = 1 + _below(bits, max(1, min(8, max_steps // max(1, bf**2))))
+        merge = 1 + _below(bits, 3)
+        seed = _below(bits, 2**31)
+        params = {"depth": depth, "branching_factor": bf, "merge_factor": merge, "seed": seed}
+        return branching(depth, bf, merge, seed=seed), params
     if family == "multi_branch":
-        p = rng.randint(1, max(1, min(8, max_steps // 4)))
+        p = 1 + _below(bits, max(1, min(8, max_steps // 4)))
         params = {
             "pre_merge_depth": p,
-            "num_branches": rng.randint(1, max(1, min(8, max_steps // (p + 1)))),
-            "post_merge_depth": rng.randint(1, 4),
+            "num_branches": 1 + _below(bits, max(1, min(8, max_steps // (p + 1)))),
+            "post_merge_depth": 1 + _below(bits, 4),
         }
         return multi_branch(**params), params
     if family == "layered":
-        width = rng.randint(1, 6)
+        width = 1 + _below(bits, 6)
         params = {
-            "num_layers": rng.randint(1, max(1, max_steps * 2 // (width + 1))),
+            "num_layers": 1 + _below(bits, max(1, max_steps * 2 // (width + 1))),
             "max_width": width,
-            "num_facts": rng.randint(1, 6),
-            "seed": rng.randint(0, 2**31 - 1),
+            "num_facts": 1 + _below(bits, 6),
+            "seed": _below(bits, 2**31),
         }
-        return layered_dag(**params), params
-    if family == "fan_out":
-        fan = rng.randint(1, 4)
-        depth = rng.randint(0, 3)
-        params = {
-            "num_branches": rng.randint(1, max(1, min(8, max_steps // (1 + depth * (fan + 1) // 2 + 1)))),
-            "fan_out": fan,
-            "seed": rng.randint(0, 2**31 - 1),
-            "branch_depth": depth,
-            "post_merge_depth": rng.randint(1, 3),
-        }
-    return isolated_fan_out(**params), params
+        facts = [f"F{i + 1}" for i in range(params["num_facts"])]
+        rng.seed(params["seed"])
+        return _layered(rng, params["num_layers"], width, facts, 3, 0.3), params
+    fan = 1 + _below(bits, 4)
+    depth = _below(bits, 4)
+    params = {
+        "num_branches": 1 + _below(bits, max(1, min(8, max_steps // (1 + depth * (fan + 1) // 2 + 1)))),
+        "fan_out": fan,
+        "seed": _below(bits, 2**31),
+        "branch_depth": depth,
+        "post_merge_depth": 1 + _below(bits, 3),
+    }
+    rng.seed(params["seed"])
+    return _fan_out(rng, params["num_branches"], fan, depth, params["post_merge_depth"]), params
 
 
 def random_setup(seed: int, index: int = 0, *, family: str = "mixed", max_steps: int = 60) -> ScenarioSetup:
@@ -390,23 +485,33 @@ def random_setup(seed: int, index: int = 0, *, family: str = "mixed", max_steps:
     """
     require_choice("plan family", family, (*FAMILIES, "mixed"))
     sizes.random_plan_size(family, max_steps).check()
-    own_seed = plan_seed(seed, index)
-    rng = random.Random(own_seed)
-    chosen = rng.choice(FAMILIES) if family == "mixed" else family
-    plan, params = random_plan(chosen, rng.getrandbits(63), max_steps)
+    seed = require_int("seed", seed)
+    index = require_int("index", index, minimum=0)
+    return _setup(random.Random(), random.Random(), seed, index, family, max_steps)
+
+
+def _setup(main: random.Random, sub: random.Random, seed: int, index: int, family: str, max_steps: int) -> ScenarioSetup:
+    """:func:`random_setup` drawn with two reusable streams (reseeded for each plan), its arguments trusted."""
+    main.seed(_plan_seed(main, seed, index))
+    bits = main.getrandbits
+    chosen = FAMILIES[_below(bits, len(FAMILIES))] if family == "mixed" else family
+    sub.seed(bits(63))
+    plan, params = _plan(sub, chosen, max_steps)
     required = sorted(plan.facts)
-    names = fact_ids(max(int(f[1:]) for f in required))
+    names = [f"F{i + 1}" for i in range(max(int(f[1:]) for f in required))]
     horizon = len(plan) + 2
-    facts = random_facts(names, rng.getrandbits(63), horizon=horizon)
-    events = random_events(names, rng.getrandbits(63), horizon=horizon)
-    at_risk = rng.choice(required)
+    sub.seed(bits(63))
+    facts = _facts(sub, names, horizon, 0.2)
+    sub.seed(bits(63))
+    events = _events(sub, names, horizon)
+    at_risk = required[_below(bits, len(required))]
     return ScenarioSetup(
         name=f"random-{chosen}",
         plan=plan,
         facts=facts,
         events=events,
         at_risk=at_risk,
-        budget=compute_budget(plan, at_risk),
+        budget=len(plan) + plan.closure_size(at_risk) + 1,
         params={"family": chosen, "seed": seed, "index": index, "max_steps": max_steps, **{f"plan_{k}": v for k, v in params.items()}},
         description=f"Random {chosen} plan number {index} of seed {seed}.",
     )
@@ -435,5 +540,9 @@ def random_setups(seed: int, count: int, *, family: str = "mixed", max_steps: in
     count = require_int("count", count, minimum=0)
     start = require_int("start", start, minimum=0)
     sizes.random_plan_size(family, max_steps).check()
+    require_choice("plan family", family, (*FAMILIES, "mixed"))
+    seed = require_int("seed", seed)
+    max_steps = require_int("max_steps", max_steps, minimum=1)
+    main, sub = random.Random(), random.Random()
     for index in range(start, start + count):
-        yield random_setup(seed, index, family=family, max_steps=max_steps)
+        yield _setup(main, sub, seed, index, family, max_steps)
