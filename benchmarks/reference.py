@@ -60,8 +60,10 @@ def family_rows(seed: int, count: int, *, reference: bool) -> list[tuple[int, in
     With ``reference=True`` the whole job is the plain statement: the
     generator of ``tests/reference_random_plans.py`` (the library's draws made
     with ``random.Random``'s own methods), the step-by-step executors and the
-    law counted step by step. Otherwise it is the library's: the fast
-    generator, the executors and ``cv.predicted_pfw``.
+    law counted step by step. Otherwise it is the library's: the rows a
+    sweep of ``cv.RandomFamily`` computes (the same plans drawn without the
+    setup values, both executors on bit masks, ``cv.predicted_pfw``, and
+    the whole row), of which the three numbers are compared.
     """
     if reference:
         return [
@@ -72,9 +74,5 @@ def family_rows(seed: int, count: int, *, reference: bool) -> list[tuple[int, in
             )
             for s in reference_setups(seed, count)
         ]
-    out = []
-    for setup in cv.random_plans.random_setups(seed, count):
-        b = cv.run_baseline(setup.plan, setup.new_world(), setup.at_risk, setup.budget)
-        v = cv.run_validity_aware(setup.plan, setup.new_world(), setup.at_risk, setup.budget)
-        out.append((b.pre_failure_work, v.pre_failure_work, cv.predicted_pfw(setup.plan, cv.break_ticks(setup.events))))
-    return out
+    rows = cv.RandomFamily(seed=seed, count=count).rows(0, count)
+    return [(r["baseline_pfw"], r["validity_aware_pfw"], r["predicted_pfw"]) for r in rows]

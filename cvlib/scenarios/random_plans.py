@@ -25,7 +25,7 @@ import hashlib
 import math
 import random
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from cvlib.core.events import Event, EventKind
 from cvlib.core.facts import Fact
@@ -292,8 +292,13 @@ def random_facts(
 
 def _facts(rng: random.Random, facts: Sequence[str], horizon: int, expiry_prob: float) -> tuple[Fact, ...]:
     """:func:`random_facts`' draws from ``rng``, its arguments trusted."""
+    return tuple(Fact(f, 0, valid_until=v) for f, v in zip(facts, _horizons(rng, len(facts), horizon, expiry_prob)))
+
+
+def _horizons(rng: random.Random, count: int, horizon: int, expiry_prob: float) -> list[int | None]:
+    """The ``valid_until`` of each of ``count`` facts, drawn as :func:`random_facts` draws them (None: no horizon)."""
     bits, draw, span = rng.getrandbits, rng.random, horizon + 1
-    return tuple(Fact(f, 0, valid_until=_below(bits, span) if draw() < expiry_prob else None) for f in facts)
+    return [_below(bits, span) if draw() < expiry_prob else None for _ in range(count)]
 
 
 def random_events(
@@ -337,6 +342,10 @@ def random_events(
     return _events(rng, facts, horizon, break_prob, ambiguous_prob, false_alarm_prob)
 
 
+#: Codes of the raw events :func:`_event_draws` returns: a replacement, a real ambiguous change, a false alarm.
+REPLACE, AMBIGUOUS_CHANGE, FALSE_ALARM = 0, 1, 2
+
+
 def _events(
     rng: random.Random,
     facts: Sequence[str],
@@ -346,19 +355,33 @@ def _events(
     false_alarm_prob: float = 0.15,
 ) -> tuple[Event, ...]:
     """:func:`random_events`' draws from ``rng``, its arguments trusted."""
+    return _as_events(facts, _event_draws(rng, len(facts), horizon, break_prob, ambiguous_prob, false_alarm_prob))
+
+
+def _as_events(facts: Sequence[str], draws: list[tuple[int, int, int]]) -> tuple[Event, ...]:
+    """Event values from :func:`_event_draws`' (tick, fact number, code) triples, in the same order."""
+    ambiguous = EventKind.AMBIGUOUS
+    return tuple(
+        Event(tick, facts[f], EventKind.REPLACE, new_value=1)
+        if code == REPLACE
+        else Event(tick, facts[f], ambiguous, ground_truth_changed=code == AMBIGUOUS_CHANGE)
+        for tick, f, code in draws
+    )
+
+
+def _event_draws(
+    rng: random.Random, count: int, horizon: int, break_prob: float, ambiguous_prob: float, false_alarm_prob: float
+) -> list[tuple[int, int, int]]:
+    """:func:`random_events`' schedule for facts ``0 … count-1`` as (tick, fact number, code) triples, in fact order."""
     bits, draw, span = rng.getrandbits, rng.random, horizon + 1
-    ambiguous, replace = EventKind.AMBIGUOUS, EventKind.REPLACE
-    events: list[Event] = []
-    for f in facts:
+    out: list[tuple[int, int, int]] = []
+    for f in range(count):
         if draw() < break_prob:
             tick = _below(bits, span)
-            if draw() < ambiguous_prob:
-                events.append(Event(tick, f, ambiguous, ground_truth_changed=True))
-            else:
-                events.append(Event(tick, f, replace, new_value=1))
+            out.append((tick, f, AMBIGUOUS_CHANGE if draw() < ambiguous_prob else REPLACE))
         if draw() < false_alarm_prob:
-            events.append(Event(_below(bits, span), f, ambiguous, ground_truth_changed=False))
-    return tuple(events)
+            out.append((_below(bits, span), f, FALSE_ALARM))
+    return out
 
 
 def plan_seed(seed: int, index: int) -> int:
@@ -490,31 +513,87 @@ def random_setup(seed: int, index: int = 0, *, family: str = "mixed", max_steps:
     return _setup(random.Random(), random.Random(), seed, index, family, max_steps)
 
 
-def _setup(main: random.Random, sub: random.Random, seed: int, index: int, family: str, max_steps: int) -> ScenarioSetup:
-    """:func:`random_setup` drawn with two reusable streams (reseeded for each plan), its arguments trusted."""
+def _draw(main: random.Random, sub: random.Random, seed: int, index: int, family: str, max_steps: int) -> Draw:
+    """Plan number ``index``'s draws, as :func:`random_setup` makes them, before any value is built around them.
+
+    Two reusable streams, reseeded for each plan, stand for the independent
+    :class:`random.Random` of each draw; the arguments are trusted.
+    """
     main.seed(_plan_seed(main, seed, index))
     bits = main.getrandbits
     chosen = FAMILIES[_below(bits, len(FAMILIES))] if family == "mixed" else family
     sub.seed(bits(63))
     plan, params = _plan(sub, chosen, max_steps)
     required = sorted(plan.facts)
-    names = [f"F{i + 1}" for i in range(max(int(f[1:]) for f in required))]
+    count = max(int(f[1:]) for f in required)
     horizon = len(plan) + 2
     sub.seed(bits(63))
-    facts = _facts(sub, names, horizon, 0.2)
+    horizons = _horizons(sub, count, horizon, 0.2)
     sub.seed(bits(63))
-    events = _events(sub, names, horizon)
+    events = _event_draws(sub, count, horizon, 0.5, 0.25, 0.15)
     at_risk = required[_below(bits, len(required))]
+    return Draw(chosen, plan, params, horizons, events, at_risk)
+
+
+class Draw(NamedTuple):
+    """What :func:`_draw` drew for one plan: the family, the plan and its parameters, facts, events, fact at risk.
+
+    Facts are ``F1 … F{len(horizons)}``; ``events`` are (tick, fact number,
+    code) triples (:data:`REPLACE`, :data:`AMBIGUOUS_CHANGE`, :data:`FALSE_ALARM`).
+    """
+
+    family: str
+    plan: PlanGraph
+    params: dict[str, int]
+    horizons: list[int | None]
+    events: list[tuple[int, int, int]]
+    at_risk: str
+
+
+def _setup(main: random.Random, sub: random.Random, seed: int, index: int, family: str, max_steps: int) -> ScenarioSetup:
+    """:func:`random_setup` from :func:`_draw`'s draws."""
+    chosen, plan, params, horizons, draws, at_risk = _draw(main, sub, seed, index, family, max_steps)
+    names = [f"F{i + 1}" for i in range(len(horizons))]
     return ScenarioSetup(
         name=f"random-{chosen}",
         plan=plan,
-        facts=facts,
-        events=events,
+        facts=tuple(Fact(f, 0, valid_until=v) for f, v in zip(names, horizons)),
+        events=_as_events(names, draws),
         at_risk=at_risk,
         budget=len(plan) + plan.closure_size(at_risk) + 1,
         params={"family": chosen, "seed": seed, "index": index, "max_steps": max_steps, **{f"plan_{k}": v for k, v in params.items()}},
         description=f"Random {chosen} plan number {index} of seed {seed}.",
     )
+
+
+def family_draws(seed: int, start: int, stop: int, *, family: str = "mixed", max_steps: int = 60) -> Iterator[Draw]:
+    """Plans ``start … stop-1`` of a family as raw draws (no facts, events or setup built): what a sweep's rows need.
+
+    Parameters
+    ----------
+    seed : int
+        The family's seed.
+    start, stop : int
+        Plan numbers, ``stop`` excluded.
+    family : str
+        As for :func:`random_setup`.
+    max_steps : int
+        As for :func:`random_setup`.
+
+    Returns
+    -------
+    iterator of Draw
+        The same plans as :func:`random_setups`, in index order.
+    """
+    require_choice("plan family", family, (*FAMILIES, "mixed"))
+    sizes.random_plan_size(family, max_steps).check()
+    seed = require_int("seed", seed)
+    start = require_int("start", start, minimum=0)
+    stop = require_int("stop", stop, minimum=start)
+    max_steps = require_int("max_steps", max_steps, minimum=1)
+    main, sub = random.Random(), random.Random()
+    for index in range(start, stop):
+        yield _draw(main, sub, seed, index, family, max_steps)
 
 
 def random_setups(seed: int, count: int, *, family: str = "mixed", max_steps: int = 60, start: int = 0) -> Iterator[ScenarioSetup]:
