@@ -345,7 +345,7 @@ def _article_rows(seed: int, start: int, stop: int, family: str, max_steps: int)
                 "task": index,
                 "family": draw.family,
                 "total_steps": len(plan),
-                "facts": len(plan.facts),
+                "facts": len(draw.required),
                 "broken_facts": len(breaks),
                 "events": len(events),
                 "closure_size": closure_size,

@@ -47,6 +47,11 @@ _EMPTY: frozenset[str] = frozenset()
 Bits = Callable[[int], int]
 
 
+#: ``random.Random.seed`` for an integer seed without its Python wrapper (which only adds the reset of
+#: ``gauss``'s cached value; nothing here draws from ``gauss``).
+_seed: Callable[[random.Random, int], None] = random.Random.__mro__[1].seed  # type: ignore[attr-defined]
+
+
 def _below(bits: Bits, n: int) -> int:
     """A uniform integer in ``0 … n-1`` drawn as ``Random._randbelow`` draws it (rejection on ``n.bit_length()`` bits)."""
     k = n.bit_length()
@@ -83,7 +88,7 @@ def _sample(bits: Bits, population: Sequence[Any], k: int) -> list[Any]:
 def _string_seeded(rng: random.Random, text: str) -> None:
     """Seed ``rng`` as ``random.Random(text)`` does (version 2: the text's bytes followed by their SHA-512)."""
     data = text.encode()
-    rng.seed(int.from_bytes(data + hashlib.sha512(data).digest(), "big"))
+    _seed(rng, int.from_bytes(data + hashlib.sha512(data).digest(), "big"))
 
 
 def fact_ids(num_facts: int) -> list[str]:
@@ -465,7 +470,7 @@ def _plan(rng: random.Random, family: str, max_steps: int) -> tuple[PlanGraph, d
             "seed": _below(bits, 2**31),
         }
         facts = [f"F{i + 1}" for i in range(params["num_facts"])]
-        rng.seed(params["seed"])
+        _seed(rng, params["seed"])
         return _layered(rng, params["num_layers"], width, facts, 3, 0.3), params
     fan = 1 + _below(bits, 4)
     depth = _below(bits, 4)
@@ -476,7 +481,7 @@ def _plan(rng: random.Random, family: str, max_steps: int) -> tuple[PlanGraph, d
         "branch_depth": depth,
         "post_merge_depth": 1 + _below(bits, 3),
     }
-    rng.seed(params["seed"])
+    _seed(rng, params["seed"])
     return _fan_out(rng, params["num_branches"], fan, depth, params["post_merge_depth"]), params
 
 
@@ -519,20 +524,20 @@ def _draw(main: random.Random, sub: random.Random, seed: int, index: int, family
     Two reusable streams, reseeded for each plan, stand for the independent
     :class:`random.Random` of each draw; the arguments are trusted.
     """
-    main.seed(_plan_seed(main, seed, index))
+    _seed(main, _plan_seed(main, seed, index))
     bits = main.getrandbits
     chosen = FAMILIES[_below(bits, len(FAMILIES))] if family == "mixed" else family
-    sub.seed(bits(63))
+    _seed(sub, bits(63))
     plan, params = _plan(sub, chosen, max_steps)
     required = sorted(plan.facts)
     count = max(int(f[1:]) for f in required)
     horizon = len(plan) + 2
-    sub.seed(bits(63))
+    _seed(sub, bits(63))
     horizons = _horizons(sub, count, horizon, 0.2)
-    sub.seed(bits(63))
+    _seed(sub, bits(63))
     events = _event_draws(sub, count, horizon, 0.5, 0.25, 0.15)
     at_risk = required[_below(bits, len(required))]
-    return Draw(chosen, plan, params, horizons, events, at_risk)
+    return Draw(chosen, plan, params, horizons, events, at_risk, required)
 
 
 class Draw(NamedTuple):
@@ -548,11 +553,12 @@ class Draw(NamedTuple):
     horizons: list[int | None]
     events: list[tuple[int, int, int]]
     at_risk: str
+    required: list[str]
 
 
 def _setup(main: random.Random, sub: random.Random, seed: int, index: int, family: str, max_steps: int) -> ScenarioSetup:
     """:func:`random_setup` from :func:`_draw`'s draws."""
-    chosen, plan, params, horizons, draws, at_risk = _draw(main, sub, seed, index, family, max_steps)
+    chosen, plan, params, horizons, draws, at_risk, _ = _draw(main, sub, seed, index, family, max_steps)
     names = [f"F{i + 1}" for i in range(len(horizons))]
     return ScenarioSetup(
         name=f"random-{chosen}",
