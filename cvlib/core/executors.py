@@ -29,6 +29,12 @@ plain steps (non-action steps whose facts the policy does not watch) to
 :meth:`~cvlib.core.world.BeliefView.execute_run`, which takes them in one
 call, under any rules; only actions and watched steps go through the body of
 the loop, which remains the statement of the rules.
+
+For sweeps of many small plans, :func:`article_pair_small` states the
+article's two executors under the article's rules once more on integers (a
+fact is a bit, a closure a mask, belief and ground truth one mask each), with
+no world and no object per step; it computes what :func:`run_policy` computes
+for them, which the property tests check on random plans and schedules.
 """
 
 from __future__ import annotations
@@ -63,6 +69,7 @@ __all__ = [
     "RunState",
     "TimestampOnly",
     "ValidityAware",
+    "article_pair_small",
     "compute_budget",
     "executor_names",
     "get_policy",

@@ -16,7 +16,13 @@ Main entry points:
 * :func:`random_events` and :func:`random_facts`, a world to go with a plan;
 * :func:`random_setup`, the whole scenario (plan number ``index`` of a
   family), ready for ``.run()`` and for the generalized law
-  ``cv.predicted_pfw(setup.plan, cv.break_ticks(setup.events))``.
+  ``cv.predicted_pfw(setup.plan, cv.break_ticks(setup.events))``;
+* :func:`family_draws`, the same plans as raw draws, for a sweep that needs
+  numbers rather than values to inspect.
+
+The draws are those of :class:`random.Random`'s methods (``randint``,
+``choice``, ``sample``) written out, since a sweep makes millions of them:
+the same plans, without the layers of calls and checks of the methods.
 """
 
 from __future__ import annotations
@@ -42,8 +48,8 @@ _EMPTY: frozenset[str] = frozenset()
 
 #: The draws below are those of :class:`random.Random`'s ``randint``, ``choice`` and ``sample`` (CPython's
 #: algorithms since 3.2, made of ``getrandbits`` words), written without the layers of checks and calls of
-#: the library methods; ``tests/reference_random_plans.py`` states the generator with the methods themselves
-#: and the tests check that both draw the same plans.
+#: the library methods; a plain statement of the generator with the methods themselves is checked to draw
+#: the same plans.
 Bits = Callable[[int], int]
 
 
@@ -347,7 +353,7 @@ def random_events(
     return _events(rng, facts, horizon, break_prob, ambiguous_prob, false_alarm_prob)
 
 
-#: Codes of the raw events :func:`_event_draws` returns: a replacement, a real ambiguous change, a false alarm.
+#: Codes of a raw event (a replacement, a real ambiguous change, a false alarm) in :class:`Draw` events.
 REPLACE, AMBIGUOUS_CHANGE, FALSE_ALARM = 0, 1, 2
 
 
