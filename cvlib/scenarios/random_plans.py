@@ -185,14 +185,39 @@ def _layered(
                 predecessors.append(())
         else:
             previous = range(previous_start, start)
-            most = min(max_predecessors, len(previous))
+            candidates = len(previous)
+            most = min(max_predecessors, candidates)
+            most_bits, facts_bits = most.bit_length(), nfacts.bit_length()
             kind = action if last else decision
-            for j in range(width):
-                ids.append(f"R{layer}_{j}")
-                kinds.append(kind)
-                take = 1 + _below(bits, most)
-                predecessors.append(tuple(sorted(_sample(bits, previous, take))))
-                requires.append(one_fact[_below(bits, nfacts)] if draw() < require_prob else _EMPTY)
+            ids.extend([f"R{layer}_{j}" for j in range(width)])
+            kinds.extend([kind] * width)
+            for _ in range(width):
+                # _below and _sample written inline (the pool branch, which sample takes for up to 21 items)
+                r = bits(most_bits)
+                while r >= most:
+                    r = bits(most_bits)
+                take = r + 1
+                if candidates <= 21:
+                    pool = list(previous)
+                    picked = []
+                    for i in range(candidates, candidates - take, -1):
+                        k = i.bit_length()
+                        r = bits(k)
+                        while r >= i:
+                            r = bits(k)
+                        picked.append(pool[r])
+                        pool[r] = pool[i - 1]
+                    picked.sort()
+                    predecessors.append(tuple(picked))
+                else:
+                    predecessors.append(tuple(sorted(_sample(bits, previous, take))))
+                if draw() < require_prob:
+                    r = bits(facts_bits)
+                    while r >= nfacts:
+                        r = bits(facts_bits)
+                    requires.append(one_fact[r])
+                else:
+                    requires.append(_EMPTY)
         previous_start = start
     return PlanGraph.from_columns(ids, kinds, requires, predecessors)
 
