@@ -324,12 +324,13 @@ def _article_rows(seed: int, start: int, stop: int, family: str, max_steps: int)
         plan, events, at_risk = draw.plan, draw.events, draw.at_risk
         columns = plan.run_columns()
         masks: dict[int, int] = {}
-        closures = []
-        for closure in columns.closures:
+        closures: list[int] = []
+        run_starts = columns.run_starts
+        for r, closure in enumerate(columns.run_closures):  # steps in a run share one closure object
             mask = masks.get(id(closure))
             if mask is None:
                 mask = masks[id(closure)] = sum(1 << (int(f[1:]) - 1) for f in closure)
-            closures.append(mask)
+            closures.extend([mask] * (run_starts[r + 1] - run_starts[r]))
         first_action = columns.actions[0] if columns.actions else len(closures)
         breaks: dict[str, int] = {}
         for tick, k, code in events:
