@@ -42,8 +42,8 @@ from __future__ import annotations
 import importlib
 from bisect import bisect_left
 from collections.abc import Iterable, Mapping
-from typing import Any, Protocol
 
+from cvlib.core._typing import Protocol
 from cvlib.core.errors import ParameterError
 from cvlib.core.facts import DOUBTFUL_STATES, ValidityState
 from cvlib.core.graph import PlanGraph, RunColumns, Step, StepKind
@@ -53,6 +53,10 @@ from cvlib.core.validation import require_int
 from cvlib.core.values import asdict, value_class
 from cvlib.core.verification import expected_saving
 from cvlib.core.world import BeliefView, Ledger, Recorder, World
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = [
     "ARTICLE_POLICIES",
