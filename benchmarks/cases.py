@@ -73,7 +73,12 @@ def grid(_: int) -> Jobs:
 
 
 def random_family(count: int) -> Jobs:
-    """``count`` plans of the seeded mixed random family, both executors and the law on each, in one process."""
+    """``count`` plans of the seeded mixed random family, generated, both executors and the law on each, in one process.
+
+    The library's side is a sweep's rows (``cv.RandomFamily(...).rows``); the reference is the plain statement
+    of the whole job: the generator of ``tests/reference_random_plans.py``, the step-by-step executors, the law
+    counted step by step (see :func:`benchmarks.reference.family_rows`).
+    """
     steps = sum(len(s.plan) for s in cv.random_plans.random_setups(FAMILY_SEED, count))
     return (
         lambda: ref.family_rows(FAMILY_SEED, count, reference=False),

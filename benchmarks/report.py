@@ -50,6 +50,7 @@ def rows(record: Mapping[str, Any]) -> list[Mapping[str, Any]]:
             out.append(record[part])
     out += list(record.get("startup", {}).values())
     out += list(record.get("breakdowns", {}).values())
+    out += list(record.get("models", {}).get("rows", []))
     return out
 
 
@@ -214,7 +215,48 @@ def readme_table(record: Mapping[str, Any]) -> str:
         f"{record['repeats']} interleaved runs (sweeps: wall time); a row measured above a load of "
         f"1.5 per core says so instead of giving figures. Original: {source}."
     )
+    lines += model_lines(record)
     return "\n".join(lines)
+
+
+def _per_arm(values: Mapping[str, float]) -> str:
+    return ", ".join(f"{arm} {v:.2f} s" for arm, v in values.items())
+
+
+def model_lines(record: Mapping[str, Any]) -> list[str]:
+    """The README's model table (Markdown lines, a blank line first): one row per thread count, or why there is none.
+
+    Parameters
+    ----------
+    record : dict
+        A benchmark record, with or without its ``models`` part.
+
+    Returns
+    -------
+    list of str
+        Empty when the record has no ``models`` part.
+    """
+    part = record.get("models")
+    if not part:
+        return []
+    if "skipped" in part:
+        return ["", f"A local language model: not measured ({part['skipped']})."]
+    lines = ["", "A local language model (`python -m benchmarks.models`, a fresh process per thread count; "
+                 "llama.cpp's own token timings; decisions on scenario A, edit trials on the first notes task):", "",
+             "| model | threads | load | peak RSS | prompt tokens/s | generation tokens/s | seconds per decision "
+             "| seconds per edit trial |",
+             "|---|---:|---:|---:|---:|---:|---|---|"]
+    for row in part["rows"]:
+        head = f"| {row['model']} ({row['runtime']}) | {row['threads']} "
+        if is_busy(record, row):
+            lines.append(f"{head}| {BUSY_TEXT} | | | | | |")
+            continue
+        lines.append(
+            f"{head}| {row['load_s']:.2f} s | {row['peak_rss_mib']} MiB | {row['prompt_tokens_per_s']:.0f} "
+            f"| {row['generation_tokens_per_s']:.1f} | {_per_arm(row['seconds_per_decision'])} "
+            f"| {_per_arm(row.get('seconds_per_edit_trial', {}))} |"
+        )
+    return lines
 
 
 def _loads(record: Mapping[str, Any]) -> str:
@@ -351,6 +393,14 @@ def format_table(record: Mapping[str, Any]) -> str:
         st = w["startup"]
         lines.append(f"first processes sweep: fork server {st['forkserver']['wall_median_s']:.2f} s, "
                      f"spawn {st['spawn']['wall_median_s']:.2f} s (wall)")
+    part = record.get("models")
+    if part and "skipped" in part:
+        lines.append(f"model: not measured ({part['skipped']})")
+    for row in (part or {}).get("rows", []):
+        lines.append(f"model {row['model']}, {row['threads']} thread(s): load {row['load_s']} s, prompt "
+                     f"{row['prompt_tokens_per_s']} tok/s, generation {row['generation_tokens_per_s']} tok/s, "
+                     f"decision {_per_arm(row['seconds_per_decision'])}, edit trial "
+                     f"{_per_arm(row.get('seconds_per_edit_trial', {}))}{'  BUSY' if is_busy(record, row) else ''}")
     lines.append("targets:")
     for name, v in verdicts(record).items():
         if v["met"] is None:

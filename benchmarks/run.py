@@ -12,7 +12,9 @@ step-by-step executors of ``tests/reference_executor.py`` (see
 same results, and times them interleaved; the ratio of their median CPU
 times is the case's speed-up, measured in the same run on the same machine.
 Start-up is compared with the bare interpreter, sweeps on parallel backends
-with the serial one (on wall time: the work happens in other processes), and
+with the serial one, a local language model is timed on its own (load, tokens
+per second, seconds per decision and per edit trial, when the model packages
+are installed) (on wall time: the work happens in other processes), and
 peak memory with the reference job's, each in its own fresh process. The
 original implementation's figures appear only as quoted figures, with where
 they come from; nothing is divided by them except to say so.
@@ -32,6 +34,7 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
@@ -141,6 +144,42 @@ def _python(*args: str) -> dict[str, Any]:
 # -- the parts ----------------------------------------------------------------------------------
 
 
+#: The model the suite's ``models`` part measures, and the thread counts (one per recording worker, and both cores).
+MODEL = "qwen2.5-coder-0.5b"
+MODEL_THREADS = (1, 2)
+
+
+def models_part(model: str = MODEL, threads: tuple[int, ...] = MODEL_THREADS) -> dict[str, Any]:
+    """Load time, token rates and seconds per decision and per edit trial, one fresh process per thread count.
+
+    Without the model packages the part is skipped with one line saying why
+    (the rest of the suite does not need them).
+    """
+    try:
+        import xllamacpp  # noqa: F401
+
+        from cvlib.models import model_path
+
+        model_path(model)
+    except Exception as err:  # noqa: BLE001 (any reason the model cannot be found skips the part, said in one line)
+        return {"skipped": f"{type(err).__name__}: {str(err).splitlines()[0] if str(err) else ''}"}
+    rows = []
+    for count in threads:
+        before = load()
+        with tempfile.TemporaryDirectory() as folder:
+            saved = Path(folder) / "model.json"
+            done = subprocess.run([sys.executable, "-m", "benchmarks.models", "--model", model, "--threads", str(count),
+                                   "--save", str(saved)], capture_output=True, text=True)
+            if done.returncode != 0:
+                raise SystemExit(f"benchmark child benchmarks.models --threads {count} failed:\n{done.stderr[-2000:]}")
+            row = json.loads(saved.read_text())
+        row.pop("machine", None)
+        row["load_before"], row["load_after"] = before, load()
+        rows.append(row)
+        print(f"  model, {count} thread(s) measured", file=sys.stderr)
+    return {"model": model, "rows": rows}
+
+
 def timed_cases(repeats: int, quick: bool, only: set[str], original: str | None = None) -> list[dict[str, Any]]:
     rows = []
     extra = [] if original is None else ["--original", original]
@@ -241,7 +280,7 @@ def sweeps(repeats: int, count: int) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parts = ["cases", "memory", "startup", "breakdowns", "sweeps"]
+    parts = ["cases", "memory", "startup", "breakdowns", "sweeps", "models"]
     parser = argparse.ArgumentParser(description="cvlib benchmark suite")
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--quick", action="store_true", help="sizes up to 10⁵ steps, no sweeps")
@@ -311,6 +350,8 @@ def main(argv: list[str] | None = None) -> None:
         record["sweeps"] = _python("-m", "benchmarks.run", "--sweeps", str(args.sweep_plans),
                                    "--repeats", str(max(3, args.repeats // 2)))
         print("  sweeps measured", file=sys.stderr)
+    if "models" in only and not args.quick:
+        record["models"] = models_part()
     record["load_average_end"] = load()
     mark_busy(record)
     record["verdicts"] = verdicts(record)

@@ -27,7 +27,8 @@ scenario never loads numpy, pandas or matplotlib.
 from __future__ import annotations
 
 import importlib
-from typing import TYPE_CHECKING, Any
+
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (it would cost more than cvlib's import)
 
 __version__ = "0.2.0"
 
@@ -247,6 +248,8 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:  # what type checkers and IDEs see; nothing here runs
+    from typing import Any
+
     from cvlib.core.errors import (
         CvlibError,
         CycleError,

@@ -113,3 +113,23 @@ def reference_baseline(plan: PlanGraph, world: World, at_risk: str, budget: int 
 def reference_validity_aware(plan: PlanGraph, world: World, at_risk: str, budget: int | None = None) -> ExecutorResult:
     """The validity-aware executor, step by step."""
     return reference_run(VALIDITY_AWARE, plan, world, at_risk, budget)
+
+
+def reference_pfw(plan: PlanGraph, breaks: dict[str, int]) -> int:
+    """The law as its module states it: non-action steps before the first action with a fact broken by their tick."""
+    count = 0
+    for position, (step, closure) in enumerate(plan.ordered_steps()):
+        if step.is_action:
+            break
+        if any(f in breaks and breaks[f] <= position for f in closure):
+            count += 1
+    return count
+
+
+def reference_break_ticks(events) -> dict[str, int]:
+    """The earliest tick each fact really breaks, event by event."""
+    ticks: dict[str, int] = {}
+    for event in events:
+        if event.breaks_fact and (event.fact_id not in ticks or event.tick < ticks[event.fact_id]):
+            ticks[event.fact_id] = event.tick
+    return ticks

@@ -22,11 +22,14 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from enum import Enum
-from typing import Any
 
 from cvlib.core.errors import ParameterError
 from cvlib.core.validation import require_int
 from cvlib.core.values import value_class
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class EventKind(str, Enum):

@@ -29,6 +29,12 @@ plain steps (non-action steps whose facts the policy does not watch) to
 :meth:`~cvlib.core.world.BeliefView.execute_run`, which takes them in one
 call, under any rules; only actions and watched steps go through the body of
 the loop, which remains the statement of the rules.
+
+For sweeps of many small plans, :func:`article_pair_small` states the
+article's two executors under the article's rules once more on integers (a
+fact is a bit, a closure a mask, belief and ground truth one mask each), with
+no world and no object per step; it computes what :func:`run_policy` computes
+for them, which the property tests check on random plans and schedules.
 """
 
 from __future__ import annotations
@@ -36,8 +42,8 @@ from __future__ import annotations
 import importlib
 from bisect import bisect_left
 from collections.abc import Iterable, Mapping
-from typing import Any, Protocol
 
+from cvlib.core._typing import Protocol
 from cvlib.core.errors import ParameterError
 from cvlib.core.facts import DOUBTFUL_STATES, ValidityState
 from cvlib.core.graph import PlanGraph, RunColumns, Step, StepKind
@@ -47,6 +53,10 @@ from cvlib.core.validation import require_int
 from cvlib.core.values import asdict, value_class
 from cvlib.core.verification import expected_saving
 from cvlib.core.world import BeliefView, Ledger, Recorder, World
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 __all__ = [
     "ARTICLE_POLICIES",
@@ -63,6 +73,7 @@ __all__ = [
     "RunState",
     "TimestampOnly",
     "ValidityAware",
+    "article_pair_small",
     "compute_budget",
     "executor_names",
     "get_policy",
@@ -1018,3 +1029,153 @@ def policies() -> Mapping[str, Policy]:
 
 #: The article's two policies, resolved once.
 _ARTICLE: tuple[Policy, ...] = tuple(_POLICIES[name] for name in ARTICLE_POLICIES)
+
+
+def article_pair_small(
+    closures: list[int],
+    first_action: int,
+    horizons: list[int | None],
+    events: list[tuple[int, int, bool, bool]],
+    flat_cost: int,
+    budget: int,
+) -> tuple[tuple[bool, int, int, int, int, int, int], tuple[bool, int, int, int, int, int, int]]:
+    """The baseline and the validity-aware executor under the article's rules, on a plan given as bit masks.
+
+    What :func:`run_policy` computes for :class:`Baseline` and
+    :class:`ValidityAware` under :data:`~cvlib.core.rules.ORIGINAL` (flat
+    recovery, a verification of cost 1 that never errs, verify always, no
+    outages, no silent changes), in a world whose facts all start ACTIVE,
+    stated on integers: fact number ``k`` is bit ``1 << k``, a step's
+    closure is the OR of its facts' bits, and belief and ground truth are
+    one mask each. A small plan then runs with no object per step and no
+    world at all, which is what a sweep of many small random plans needs;
+    the property tests check it against :func:`run_policy` on thousands of
+    random plans.
+
+    Parameters
+    ----------
+    closures : list of int
+        Each step's closure mask, in execution order.
+    first_action : int
+        Position of the first action (the run ends there); ``len(closures)`` when there is none.
+    horizons : list of (int or None)
+        Each fact's ``valid_until`` (None: no horizon).
+    events : list of (int, int, bool, bool)
+        ``(tick, fact number, replaces, breaks)`` in the world's schedule
+        order (by tick, then as given): a replacement (``replaces``, and
+        ``breaks``), or an ambiguous signal that is (``breaks``) or is not a
+        real change.
+    flat_cost : int
+        What a replan costs (:func:`~cvlib.core.recovery.recovery_cost`).
+    budget : int
+        Steps each executor may spend.
+
+    Returns
+    -------
+    tuple
+        For the baseline, then the validity-aware executor: ``(completed,
+        steps_used, replans, verifications, pre_failure_work,
+        decisions_total, decisions_on_stale_deps)``.
+    """
+    n = len(closures)
+    ne = len(events)
+    # -- the baseline: acts on belief, learns of a break when its action fails --
+    broken = e = steps = pfw = decisions = stale = replans = 0
+    completed = False
+    for position in range(n):
+        while e < ne and events[e][0] <= steps:
+            if events[e][3]:
+                broken |= 1 << events[e][1]
+            e += 1
+        doomed = closures[position] & broken
+        decisions += 1
+        if doomed:
+            stale += 1
+        steps += 1
+        if position == first_action:
+            if doomed:
+                steps += flat_cost
+                replans += 1
+                completed = steps <= budget
+            else:
+                completed = True
+            break
+        if doomed:
+            pfw += 1
+        if steps > budget:
+            break
+    baseline = (completed, steps, replans, 0, pfw, decisions, stale)
+    # -- the validity-aware executor: looks at belief before each step ---------
+    superseded = unknown = expired = broken = 0
+    pending = [(v, 1 << k) for k, v in enumerate(horizons) if v is not None]
+    e = steps = pfw = decisions = stale = replans = verifications = 0
+    completed = False
+    for position in range(n):
+        while e < ne and events[e][0] <= steps:
+            _, k, replaces, breaks = events[e]
+            bit = 1 << k
+            if replaces:
+                superseded |= bit
+                unknown &= ~bit
+            else:
+                unknown |= bit
+                superseded &= ~bit
+            expired &= ~bit
+            if breaks:
+                broken |= bit
+            e += 1
+        if pending:
+            keep = []
+            for entry in pending:
+                if entry[0] < steps:
+                    bit = entry[1]
+                    if not (superseded | unknown | expired) & bit:
+                        expired |= bit
+                else:
+                    keep.append(entry)
+            pending = keep
+        closure = closures[position]
+        decisions += 1
+        if closure & broken:
+            stale += 1
+        is_action = position == first_action
+        if is_action or closure & (superseded | unknown | expired):
+            if closure & superseded:
+                steps += flat_cost
+                replans += 1
+                completed = steps <= budget
+                break
+            doubtful = closure & (unknown | expired)
+            if doubtful:
+                steps += 1
+                verifications += 1
+                rejected = doubtful & broken
+                confirmed = doubtful & ~broken
+                superseded |= rejected
+                unknown &= ~doubtful
+                expired &= ~doubtful
+                k = 0
+                while confirmed >> k:
+                    if confirmed >> k & 1 and horizons[k] is not None:
+                        pending.append((horizons[k], 1 << k))  # type: ignore[arg-type]
+                    k += 1
+                if rejected:
+                    steps += flat_cost
+                    replans += 1
+                    completed = steps <= budget
+                    break
+        doomed = closure & broken
+        steps += 1
+        if is_action:
+            if doomed:
+                steps += flat_cost
+                replans += 1
+                completed = steps <= budget
+            else:
+                completed = True
+            break
+        if doomed:
+            pfw += 1
+        if steps > budget:
+            break
+    return baseline, (completed, steps, replans, verifications, pfw, decisions, stale)

@@ -11,10 +11,13 @@ test can hold on to the fact it started from.
 from __future__ import annotations
 
 from enum import Enum
-from typing import Any
 
 from cvlib.core.errors import ParameterError
 from cvlib.core.values import value_class
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class ValidityState(str, Enum):

@@ -36,7 +36,6 @@ What keeps this linear in the number of steps and edges, and small:
 
 from __future__ import annotations
 
-import heapq
 import re
 from abc import abstractmethod
 from array import array
@@ -46,8 +45,8 @@ from collections.abc import Set as AbstractSet
 from enum import Enum
 from itertools import accumulate, chain, compress, islice
 from operator import is_not
-from typing import NamedTuple, overload
 
+from cvlib.core._typing import NamedTuple, overload
 from cvlib.core.errors import (
     CycleError,
     ParameterError,
@@ -242,7 +241,7 @@ def parse_index(text: str) -> int:
 #: runs layer by layer whatever the number of digits.
 TIE_BREAKS = ("string", "numeric")
 
-_DIGITS = re.compile(r"(\d+)")
+_DIGITS: re.Pattern[str] | None = None  # compiled on first use (a plan rarely asks for the numeric order)
 
 
 def numeric_id_key(step_id: str) -> tuple[tuple[str | int, ...], str]:
@@ -262,6 +261,9 @@ def numeric_id_key(step_id: str) -> tuple[tuple[str | int, ...], str]:
     tuple
         ``(pieces, step_id)``.
     """
+    global _DIGITS
+    if _DIGITS is None:
+        _DIGITS = re.compile(r"(\d+)")
     pieces = _DIGITS.split(step_id)
     return tuple(int(p) if i % 2 else p for i, p in enumerate(pieces)), step_id
 
@@ -277,15 +279,17 @@ def _kahn_order_by(
         for p in idx[ptr[i] : ptr[i + 1]]:
             successors[p].append(i)
     ready = [(key(ids[i]), i) for i in range(n) if in_degree[i] == 0]
-    heapq.heapify(ready)
+    from heapq import heapify, heappop, heappush  # only plans built without their order
+
+    heapify(ready)
     order: list[int] = []
     while ready:
-        _, current = heapq.heappop(ready)
+        _, current = heappop(ready)
         order.append(current)
         for succ in successors[current]:
             in_degree[succ] -= 1
             if in_degree[succ] == 0:
-                heapq.heappush(ready, (key(ids[succ]), succ))
+                heappush(ready, (key(ids[succ]), succ))
     return order
 
 
@@ -294,10 +298,17 @@ class CSR(NamedTuple):
 
     Either column may be a list (cheapest to build for a small plan) or an
     ``array("q")`` (eight bytes an entry, no int objects, for a large one).
+    ``indices`` may also be a callable that returns them: a plan built by
+    :meth:`PlanGraph.from_columns` then calls it the first time anything reads
+    its predecessors, and never when nothing does (running a plan whose order
+    and closures were handed over reads none). A generator whose wiring is
+    drawn at random, and costs more than the rest of the plan, defers it so.
+    The callable must be picklable if the plan is to be (a module-level
+    class's instance, not a closure).
     """
 
     pointers: Sequence[int]
-    indices: Sequence[int]
+    indices: Sequence[int] | Callable[[], Sequence[int]]
 
 
 class RunColumns(NamedTuple):
@@ -355,6 +366,7 @@ class PlanGraph:
         "_requires",
         "_pred_ptr",
         "_pred_idx",
+        "_pred_draw",
         "_order",
         "_positions",
         "_closures",
@@ -490,11 +502,16 @@ class PlanGraph:
         self._kinds = kinds
         self._requires = requires
         self._pred_ptr: Sequence[int]
-        self._pred_idx: Sequence[int]
+        self._pred_idx: Sequence[int] | None
+        self._pred_draw: Callable[[], Sequence[int]] | None = None
         if isinstance(predecessors, CSR) or (
             isinstance(predecessors, tuple) and len(predecessors) == 2 and isinstance(predecessors[0], array)
         ):
-            self._pred_ptr, self._pred_idx = predecessors
+            self._pred_ptr, indices = predecessors
+            if callable(indices):
+                self._pred_idx, self._pred_draw = None, indices
+            else:
+                self._pred_idx = indices
         else:
             self._pred_ptr = array("q", accumulate(map(len, predecessors), initial=0))
             self._pred_idx = array("q", chain.from_iterable(predecessors))
@@ -528,11 +545,20 @@ class PlanGraph:
             self._positions = positions
         return self._positions
 
+    def _indices(self) -> Sequence[int]:
+        """The predecessor indices, drawn first if they were handed over as a callable (see :class:`CSR`)."""
+        idx = self._pred_idx
+        if idx is None:
+            assert self._pred_draw is not None
+            idx = self._pred_idx = self._pred_draw()
+            self._pred_draw = None
+        return idx
+
     def _make_step(self, i: int) -> Step:
         lo, hi = self._pred_ptr[i], self._pred_ptr[i + 1]
         ids = self._ids
         return _trusted_step(
-            ids[i], _KIND_OF_CODE[self._kinds[i]], self._requires[i], tuple([ids[p] for p in self._pred_idx[lo:hi]])
+            ids[i], _KIND_OF_CODE[self._kinds[i]], self._requires[i], tuple([ids[p] for p in self._indices()[lo:hi]])
         )
 
     def _index_of(self, step_id: str) -> int:
@@ -716,7 +742,7 @@ class PlanGraph:
             return self
         if tie_break != "numeric":
             raise ParameterError(f"tie_break must be one of {', '.join(TIE_BREAKS)}, got {tie_break!r}")
-        ptr, idx = self._pred_ptr, self._pred_idx
+        ptr, idx = self._pred_ptr, self._indices()
         order = _kahn_order_by(self._ids, ptr, idx, numeric_id_key)
         # Closures are indexed by step and do not depend on the order; runs and links do, so they are rebuilt.
         return PlanGraph.from_columns(
@@ -768,7 +794,7 @@ class PlanGraph:
         set of int
             The newly found positions (``position`` included unless known).
         """
-        ptr, idx, order, positions = self._pred_ptr, self._pred_idx, self._order, self._pos()
+        ptr, idx, order, positions = self._pred_ptr, self._indices(), self._order, self._pos()
         found: set[int] = set()
         stack = [position]
         while stack:
@@ -859,7 +885,7 @@ class PlanGraph:
         rise by one a step.
         """
         if self._links is None:
-            order, positions, ptr, idx = self._order, self._pos(), self._pred_ptr, self._pred_idx
+            order, positions, ptr, idx = self._order, self._pos(), self._pred_ptr, self._indices()
             starts = [0]
             for k in range(1, len(order)):
                 i = order[k]
@@ -880,7 +906,7 @@ class PlanGraph:
         starts = self._link_starts()
         columns = self.run_columns()
         run_starts, run_closures = columns.run_starts, columns.run_closures
-        order, positions, ptr, idx = self._order, self._pos(), self._pred_ptr, self._pred_idx
+        order, positions, ptr, idx = self._order, self._pos(), self._pred_ptr, self._indices()
         n, links = len(order), len(starts)
         if fact_id is None:
             holding = range(len(run_closures))
@@ -939,16 +965,18 @@ class PlanGraph:
     def _kahn_order(self) -> list[int]:
         ids = self._ids
         n = len(ids)
-        ptr, idx = self._pred_ptr, self._pred_idx
+        ptr, idx = self._pred_ptr, self._indices()
         in_degree = [ptr[i + 1] - ptr[i] for i in range(n)]
         successors: list[list[int]] = [[] for _ in range(n)]
         for i in range(n):
             for p in idx[ptr[i] : ptr[i + 1]]:
                 successors[p].append(i)
         ready = [(ids[i], i) for i in range(n) if in_degree[i] == 0]
-        heapq.heapify(ready)
+        from heapq import heapify, heappop, heappush  # only plans built without their order
+
+        heapify(ready)
         order: list[int] = []
-        push, pop = heapq.heappush, heapq.heappop
+        push, pop = heappush, heappop
         while ready:
             _, current = pop(ready)
             order.append(current)
@@ -964,7 +992,7 @@ class PlanGraph:
 
     def _interned_closures(self) -> list[frozenset[str]]:
         requires = self._requires
-        ptr, idx = self._pred_ptr, self._pred_idx
+        ptr, idx = self._pred_ptr, self._indices()
         closures: list[frozenset[str]] = [_EMPTY] * len(requires)
         for i in self._order:
             own = requires[i]

@@ -27,12 +27,12 @@ from __future__ import annotations
 from bisect import bisect_left
 from collections.abc import Iterable, Mapping
 from collections.abc import Set as AbstractSet
-from typing import TYPE_CHECKING
 
 from cvlib.core.errors import UnknownFactError
 from cvlib.core.graph import PlanGraph
 from cvlib.core.validation import require_int
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
 
     from cvlib.core.events import Event

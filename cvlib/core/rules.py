@@ -16,8 +16,6 @@ read them; the default is simply one rule set among the others.
 
 from __future__ import annotations
 
-from typing import Any
-
 from cvlib.core.errors import ParameterError
 from cvlib.core.graph import TIE_BREAKS
 from cvlib.core.validation import (
@@ -27,6 +25,10 @@ from cvlib.core.validation import (
     require_probability,
 )
 from cvlib.core.values import asdict, field, value_class
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 #: Recovery models (X1), by name.
 #:

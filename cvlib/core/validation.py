@@ -10,11 +10,14 @@ library works with (a plain ``int``, a ``float``, a list), so callers write
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Sequence
-from numbers import Integral, Real
 
 from cvlib.core.errors import ParameterError
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from numbers import Integral, Real
+    from typing import TypeGuard
 
 __all__ = [
     "MAX_INT_DIGITS",
@@ -33,8 +36,29 @@ __all__ = [
 #: Most digits an integer typed as text may have; more is never a count cvlib can use.
 MAX_INT_DIGITS = 30
 
-_ASCII_INT = re.compile(r"[+-]?[0-9]+")
 _SHOWN_CHARS = 80
+
+
+def _is_ascii_int(text: str) -> bool:
+    """Whether ``text`` is an optional sign and one or more ASCII digits 0-9, nothing else."""
+    digits = text[1:] if text[:1] in ("+", "-") else text
+    return digits.isascii() and digits.isdigit()  # "".isdigit() is False; among ASCII, only 0-9 are digits
+
+
+def _is_integral(value: object) -> TypeGuard[Integral]:
+    """``isinstance(value, numbers.Integral)``, loading :mod:`numbers` only when a value is not a plain int."""
+    from numbers import Integral
+
+    return isinstance(value, Integral)
+
+
+def _is_real(value: object) -> TypeGuard[Real]:
+    """``isinstance(value, numbers.Real)``, loading :mod:`numbers` only when a value is not a float or an int."""
+    if type(value) is float or type(value) is int:
+        return True
+    from numbers import Real
+
+    return isinstance(value, Real)
 
 
 def decimal_digits(number: int) -> int:
@@ -106,7 +130,7 @@ def parse_int(name: str, text: str, *, minimum: int | None = None, maximum: int 
     if not isinstance(text, str):
         raise ParameterError(f"{name} must be an integer written as text, got {type(text).__name__} {shown(text)}")
     stripped = text.strip()
-    if not _ASCII_INT.fullmatch(stripped):
+    if not _is_ascii_int(stripped):
         raise ParameterError(f"{name} must be an integer, got {shown(text)} (only ASCII digits 0-9, with an optional sign)")
     digits = len(stripped.lstrip("+-"))
     if digits > MAX_INT_DIGITS:
@@ -136,7 +160,7 @@ def require_int(name: str, value: object, *, minimum: int | None = None, maximum
     int
         ``value`` as a plain int.
     """
-    if type(value) is not int and (isinstance(value, bool) or not isinstance(value, Integral)):
+    if type(value) is not int and (isinstance(value, bool) or not _is_integral(value)):
         raise ParameterError(f"{name} must be an integer, got {type(value).__name__} {shown(value)}")
     number = int(value)
     if minimum is not None and number < minimum:
@@ -184,7 +208,7 @@ def require_probability(name: str, value: object) -> float:
     -------
     float
     """
-    if isinstance(value, bool) or not isinstance(value, Real):
+    if isinstance(value, bool) or not _is_real(value):
         raise ParameterError(f"{name} must be a probability (a number in [0, 1]), got {type(value).__name__} {shown(value)}")
     number = float(value)
     if not 0.0 <= number <= 1.0:

@@ -11,8 +11,10 @@ twenty value classes on the way to running one scenario, so it uses
 order from the annotations, defaults, :func:`field` with a
 ``default_factory``, ``__post_init__``, frozen or not, slots, ``__eq__``,
 ``__hash__``, ``__repr__``, ``__match_args__``, pickling), one small
-``__init__`` compiled per class (``==``, ``hash`` and ``repr`` are shared
-functions over the field names), and no import beyond the interpreter's own.
+``__init__`` per class, compiled the first time the class is called or its
+``__init__`` looked up (so a run pays only for the classes it uses; ``==``,
+``hash`` and ``repr`` are shared functions over the field names), and no
+import beyond the interpreter's own.
 
 :func:`replace`, :func:`asdict` and :func:`fields` do for these classes what
 their namesakes in :mod:`dataclasses` do for dataclasses (and accept
@@ -22,6 +24,7 @@ dataclasses too, so callers need not know which they hold).
 from __future__ import annotations
 
 from operator import attrgetter
+from types import CodeType, FunctionType
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover - what type checkers see
@@ -124,6 +127,81 @@ def _make_hash(names: tuple[str, ...]) -> Callable[[Any], int]:
     return __hash__
 
 
+#: Compiled ``__init__`` code, by the number of fields, the positions with a default factory and
+#: whether ``__post_init__`` is called. Classes of one shape share one compilation; each gets its own
+#: copy of the code with its field names put in (:meth:`types.CodeType.replace`), its defaults and
+#: its factories.
+_INIT_CODE: dict[tuple[int, tuple[int, ...], bool], CodeType] = {}
+
+
+def _init_code(count: int, factories: tuple[int, ...], post_init: bool) -> CodeType:
+    """The ``__init__`` of a shape, its fields called ``_0``, ``_1``, ... (in parameters and constants alike)."""
+    key = (count, factories, post_init)
+    code = _INIT_CODE.get(key)
+    if code is None:
+        params = [f"_{i}" for i in range(count)]
+        body = [
+            f"  setter(self, {p!r}, factory_{i}() if {p} is MISSING else {p})" if i in factories
+            else f"  setter(self, {p!r}, {p})"
+            for i, p in enumerate(params)
+        ]
+        if post_init:
+            body.append("  self.__post_init__()")
+        namespace: dict[str, Any] = {}
+        exec("\n".join([f"def __init__({', '.join(['self', *params])}):", *(body or ["  pass"])]), namespace)
+        code = _INIT_CODE[key] = namespace["__init__"].__code__
+    return code
+
+
+class _LazyInit:
+    """A value class's ``__init__`` until it is first needed: then made, put in its place and returned.
+
+    Any lookup of ``__init__`` (a call of the class, :func:`inspect.signature`,
+    autodoc) goes through :meth:`__get__`, so nothing ever sees this object
+    in place of the function, and once made the class holds the plain
+    function (no cost per call).
+    """
+
+    __slots__ = ("names", "defaults", "factories", "post_init", "owner")
+
+    def __init__(self, specs: dict[str, Field], post_init: bool) -> None:
+        self.names = tuple(specs)
+        if "self" in self.names:
+            raise TypeError("a value class may not have a field called 'self'")
+        # Defaults are a suffix (checked by _process); a field with a factory defaults to MISSING.
+        self.defaults = tuple(
+            spec.default if spec.default_factory is MISSING else MISSING
+            for spec in specs.values()
+            if spec.default is not MISSING or spec.default_factory is not MISSING
+        )
+        self.factories = {i: spec.default_factory for i, spec in enumerate(specs.values()) if spec.default_factory is not MISSING}
+        self.post_init = post_init
+        self.owner: type | None = None  # the class, set once it is made
+
+    def function(self) -> Callable[..., None]:
+        """The ``__init__``, now the owner's own."""
+        template = _init_code(len(self.names), tuple(self.factories), self.post_init)
+        real = {f"_{i}": name for i, name in enumerate(self.names)}
+        qualname = f"{self.owner.__qualname__ if self.owner else '?'}.__init__"
+        code = template.replace(
+            co_varnames=("self", *self.names),
+            co_consts=tuple(real.get(c, c) if type(c) is str else c for c in template.co_consts),
+            co_qualname=qualname,
+        )
+        scope: dict[str, Any] = {"MISSING": MISSING, "setter": object.__setattr__}
+        scope.update((f"factory_{i}", factory) for i, factory in self.factories.items())
+        function: Callable[..., None] = FunctionType(code, scope, "__init__", self.defaults or None)
+        function.__qualname__ = qualname
+        if self.owner is not None:
+            function.__module__ = self.owner.__module__
+            type.__setattr__(self.owner, "__init__", function)
+        return function
+
+    def __get__(self, obj: object, owner: type | None = None) -> Any:
+        function = self.function()
+        return function if obj is None else function.__get__(obj, owner)
+
+
 def _frozen_setattr(self: object, name: str, _: object) -> None:
     raise FrozenInstanceError(f"cannot assign to field {name!r} of a frozen {type(self).__name__}")
 
@@ -188,27 +266,10 @@ def _process(cls: type[T], frozen: bool, slots: bool, eq: bool) -> type[T]:
         if seen_default and not has:
             raise TypeError(f"non-default field {name!r} follows a default field in {cls.__name__}")
         seen_default = seen_default or has
-    namespace: dict[str, Any] = {"MISSING": MISSING, "setter": object.__setattr__}
-    params, body = [], []
-    for name in names:
-        spec = specs[name]
-        if spec.default_factory is not MISSING:
-            namespace[f"factory_{name}"] = spec.default_factory
-            params.append(f"{name}=MISSING")
-            body.append(f"  setter(self, {name!r}, factory_{name}() if {name} is MISSING else {name})")
-        elif spec.default is not MISSING:
-            namespace[f"default_{name}"] = spec.default
-            params.append(f"{name}=default_{name}")
-            body.append(f"  setter(self, {name!r}, {name})")
-        else:
-            params.append(name)
-            body.append(f"  setter(self, {name!r}, {name})")
-    if "__post_init__" in dir(cls):
-        body.append("  self.__post_init__()")
+    namespace: dict[str, Any] = {}
     compared = tuple(n for n in names if specs[n].compare)
     shown = tuple(n for n in names if specs[n].repr)
-    source = [f"def __init__(self, {', '.join(params)}):" if params else "def __init__(self):", *(body or ["  pass"])]
-    exec("\n".join(source), namespace)  # the only compiled method; the others are shared closures
+    lazy_init = _LazyInit(specs, hasattr(cls, "__post_init__"))
     namespace["__repr__"] = _make_repr(shown)
     if eq:
         namespace["__eq__"] = _make_eq(compared)
@@ -222,7 +283,9 @@ def _process(cls: type[T], frozen: bool, slots: bool, eq: bool) -> type[T]:
                 del body_dict[name]
             else:
                 body_dict[name] = spec.default
-    for method in ("__init__", "__repr__", "__eq__", "__hash__"):
+    if "__init__" not in cls.__dict__:
+        body_dict["__init__"] = lazy_init
+    for method in ("__repr__", "__eq__", "__hash__"):
         if method in namespace and method not in cls.__dict__:
             function = namespace[method]
             function.__qualname__ = f"{cls.__qualname__}.{method}"
@@ -245,10 +308,12 @@ def _process(cls: type[T], frozen: bool, slots: bool, eq: bool) -> type[T]:
         metaclass: Any = type(cls)
         new: type[T] = metaclass(cls.__name__, cls.__bases__, body_dict)
         new.__qualname__ = cls.__qualname__
+        lazy_init.owner = new
         return new
     for name, item in body_dict.items():
         if name not in cls.__dict__ or cls.__dict__[name] is not item:
             setattr(cls, name, item)
+    lazy_init.owner = cls
     return cls
 
 

@@ -19,8 +19,6 @@ measures it.
 
 from __future__ import annotations
 
-import math
-
 from cvlib.core.validation import require_probability
 
 
@@ -72,8 +70,8 @@ def break_even_prior(miss_rate: float, false_alarm_rate: float, cost: int, gain:
     numerator = cost + f * loss
     denominator = (1.0 - m) * gain + f * loss
     if denominator <= 0:
-        return math.inf
+        return float("inf")
     p = numerator / denominator
     if p > 1.0:
-        return math.inf
+        return float("inf")
     return max(p, 0.0)

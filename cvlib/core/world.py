@@ -26,13 +26,12 @@ one call, skipping syncs until the next tick at which something falls due
 
 from __future__ import annotations
 
-import heapq
 import sys
 from collections.abc import Iterable, Mapping
 from collections.abc import Set as AbstractSet
 from enum import Enum
-from typing import TYPE_CHECKING, Protocol
 
+from cvlib.core._typing import Protocol
 from cvlib.core.errors import ParameterError, UnknownFactError
 from cvlib.core.events import (
     Event,
@@ -48,6 +47,7 @@ from cvlib.core.graph import RunColumns, Step, StepKind
 from cvlib.core.rules import ORIGINAL, ExecutionRules, check_rules
 from cvlib.core.values import replace, value_class
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:  # pragma: no cover
     import random
 
@@ -197,7 +197,9 @@ class World:
         self._unusable: set[str] = self._broken  # the same object until an outage makes them differ
         self._horizons = [(f.valid_until, f.id) for f in held.values() if f.valid_until is not None]
         if len(self._horizons) > 1:
-            heapq.heapify(self._horizons)
+            from heapq import heapify  # loaded only by worlds whose facts expire
+
+            heapify(self._horizons)
         self._log = ObservationLog.from_start(held)
         self._rng: random.Random | None = None
         self.ledger = Ledger()
@@ -247,7 +249,9 @@ class World:
                     self._break(payload.fact_id)
         horizons = self._horizons
         while horizons and horizons[0][0] < tick:
-            _, fact_id = heapq.heappop(horizons)
+            from heapq import heappop
+
+            _, fact_id = heappop(horizons)
             fact = self._facts[fact_id]
             if fact.is_due_to_expire(tick):
                 self._set(fact.expired(tick))
@@ -283,7 +287,9 @@ class World:
             confirmed = replace(confirmed, valid_until=observed + self.rules.ttl)
         self._set(confirmed)
         if confirmed.valid_until is not None:
-            heapq.heappush(self._horizons, (confirmed.valid_until, fact.id))
+            from heapq import heappush
+
+            heappush(self._horizons, (confirmed.valid_until, fact.id))
 
     # -- ground truth (only the world and its view's revealing moments use these) --
     def _break(self, fact_id: str) -> None:
@@ -776,7 +782,9 @@ class BeliefView:
             renewed = fact.confirmed(tick) if fact.state is not _ACTIVE else fact
             if ttl is not None:
                 renewed = replace(renewed, valid_until=tick + ttl)
-                heapq.heappush(world._horizons, (tick + ttl, fact_id))
+                from heapq import heappush
+
+                heappush(world._horizons, (tick + ttl, fact_id))
             world._set(renewed)
         self._heard(start, cost, SpendKind.REPLAN)
 

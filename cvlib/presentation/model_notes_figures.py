@@ -253,10 +253,15 @@ def comparison_values(comparison: pd.DataFrame | None, names: Any = ()) -> dict[
     -------
     dict
         ``MN_cmp_tasks``, ``MN_cmp_model_<k>`` and, per model k and arm,
-        ``MN_cmp_<k>_<arm>`` (stale edits) and ``MN_cmp_<k>_true`` (true notes' edits made).
+        ``MN_cmp_<k>_<arm>`` (stale edits), ``MN_cmp_<k>_true`` (true notes'
+        edits made) and ``MN_cmp_<k>_gap`` (the gap a label leaves: stale
+        edits with the labelled note minus those with the note withheld), and
+        ``MN_cmp_gap_verdict``, what the second model did to that gap
+        (*narrowed*, *widened* or *left unchanged*; *closed* when it is zero).
     """
-    keys = ["MN_cmp_tasks", "MN_cmp_model_0", "MN_cmp_model_1"]
-    keys += [f"MN_cmp_{k}_{arm}" for k in (0, 1) for arm in ARMS] + [f"MN_cmp_{k}_true" for k in (0, 1)]
+    keys = ["MN_cmp_tasks", "MN_cmp_model_0", "MN_cmp_model_1", "MN_cmp_gap_verdict"]
+    keys += [f"MN_cmp_{k}_{arm}" for k in (0, 1) for arm in ARMS]
+    keys += [f"MN_cmp_{k}_{what}" for what in ("true", "gap") for k in (0, 1)]
     if comparison is None:
         return {key: ("–", "text") for key in keys}
     models = list(dict.fromkeys(comparison["model"]))
@@ -269,4 +274,10 @@ def comparison_values(comparison: pd.DataFrame | None, names: Any = ()) -> dict[
         for arm in ARMS:
             out[f"MN_cmp_{k}_{arm}"] = (int(rows.loc[arm, "stale_edit"]), "count")
         out[f"MN_cmp_{k}_true"] = (float(rows.loc["true_note", "right"]), "percent_whole")
+        gap = int(rows.loc["stale_labelled", "stale_edit"]) - int(rows.loc["withheld", "stale_edit"])
+        out[f"MN_cmp_{k}_gap"] = (gap, "count")
+    first, second = out["MN_cmp_0_gap"][0], out["MN_cmp_1_gap"][0]
+    verdict = ("closed" if second == 0 else "narrowed" if second < first else "widened" if second > first
+               else "left unchanged")
+    out["MN_cmp_gap_verdict"] = (verdict, "text")
     return out

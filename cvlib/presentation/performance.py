@@ -622,7 +622,76 @@ def glue_values(record: Mapping[str, Any]) -> dict[str, Any]:
             out[f"perf_sweep_{name}_speedup"] = BUSY_TEXT if busy else speedup if counts else NOT_IDLE_TEXT
         others = record["sweeps"].get("others_busy_cores") or [None, None]
         out["perf_sweep_others"] = max(others) if None not in others else "not recorded"
+    out["perf_model_summary"] = model_summary(record)
     return out
+
+
+def _arms(values: Mapping[str, float]) -> str:
+    return ", ".join(f"{arm} {fmt(v, 'seconds')} s" for arm, v in values.items())
+
+
+def model_table(record: Mapping[str, Any]) -> pd.DataFrame | None:
+    """A local language model on the record's machine, one row per thread count; None when the record has none.
+
+    Parameters
+    ----------
+    record : dict
+        A benchmark record.
+
+    Returns
+    -------
+    pandas.DataFrame or None
+    """
+    import pandas as pd
+
+    rows = []
+    for row in record.get("models", {}).get("rows", []):
+        busy = is_busy(record, row)
+        shown = {
+            "load (s)": fmt(row["load_s"], "seconds"),
+            "peak RSS (MiB)": fmt(row["peak_rss_mib"], "count"),
+            "prompt (tokens/s)": fmt(row["prompt_tokens_per_s"], "count"),
+            "generation (tokens/s)": fmt(row["generation_tokens_per_s"], "tenths"),
+            "seconds per decision": _arms(row["seconds_per_decision"]),
+            "seconds per edit trial": _arms(row.get("seconds_per_edit_trial", {})),
+        }
+        if busy:
+            shown = {key: (BUSY_TEXT if i == 0 else "") for i, key in enumerate(shown)}
+        rows.append({"model, threads": f"{row['model']}, {row['threads']}", **shown})
+    return pd.DataFrame(rows).set_index("model, threads") if rows else None
+
+
+def model_summary(record: Mapping[str, Any]) -> str:
+    """One sentence on the record's model rows, or why it has none (so the chapter's paragraph always reads).
+
+    Parameters
+    ----------
+    record : dict
+        A benchmark record.
+
+    Returns
+    -------
+    str
+    """
+    part = record.get("models")
+    if not part:
+        return "This record has no model rows (it was written before the suite measured a model)"
+    if "skipped" in part:
+        return f"This record has no model rows: the model packages were not installed ({part['skipped']})"
+    said = []
+    for row in part["rows"]:
+        if is_busy(record, row):
+            said.append(f"with {row['threads']} thread(s) it was {BUSY_TEXT}")
+            continue
+        decisions = row["seconds_per_decision"].values()
+        edits = row.get("seconds_per_edit_trial", {}).values()
+        said.append(
+            f"with {row['threads']} thread(s) it loaded in {fmt(row['load_s'], 'seconds')} s, generated "
+            f"{fmt(row['generation_tokens_per_s'], 'tenths')} tokens/s, took {fmt(min(decisions), 'seconds')}–"
+            f"{fmt(max(decisions), 'seconds')} s per agent-loop decision"
+            + (f" and {fmt(min(edits), 'seconds')}–{fmt(max(edits), 'seconds')} s per notes edit trial" if edits else "")
+        )
+    return f"{part['rows'][0]['model']}: " + "; ".join(said)
 
 
 #: How each number the chapter glues is written (:mod:`cvlib.presentation.formatting` kinds); others are counts.

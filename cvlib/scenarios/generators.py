@@ -19,14 +19,13 @@ each kept equal to what the general algorithm computes by the test suite.
 
 from __future__ import annotations
 
-import math
 from array import array
 from bisect import bisect_right
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from itertools import accumulate, compress, cycle, repeat
 from itertools import chain as concatenated
-from typing import overload
 
+from cvlib.core._typing import overload
 from cvlib.core.errors import ParameterError
 from cvlib.core.graph import ACTION_CODE, CSR, DECISION_CODE, PLAN_CODE, CompactIds, PlanGraph, parse_index
 from cvlib.core.validation import require_int, require_name
@@ -317,7 +316,9 @@ def _pool_limit(k: int) -> int:
     """CPython's threshold between :meth:`random.Random.sample`'s two methods, for ``k`` picks."""
     setsize = 21
     if k > 5:
-        setsize += 4 ** math.ceil(math.log(k * 3, 4))
+        from math import ceil, log
+
+        setsize += 4 ** ceil(log(k * 3, 4))
     return setsize
 
 
@@ -412,19 +413,68 @@ def _wire_layer(getrandbits: Callable[[int], int], out: list[int], base: int, n:
             append(base + r)
 
 
+class _Wiring:
+    """A diamond's predecessor indices, drawn when the plan is first asked for them (see :class:`CSR`).
+
+    Running a diamond reads its closures and its order, which
+    :func:`branching` knows by construction, never its wiring; the draws are
+    most of the time it takes to build one, so the plan holds this instead and
+    calls it at most once. The draws are those :func:`branching` defines: one
+    :class:`random.Random` seeded with ``seed`` for the whole plan, layer by
+    layer, step by step. A plain class (not a closure), so a plan pickles.
+    """
+
+    __slots__ = ("seed", "widths", "branching_factor")
+
+    def __init__(self, seed: int, widths: list[int], branching_factor: int) -> None:
+        self.seed, self.widths, self.branching_factor = seed, widths, branching_factor
+
+    def __call__(self) -> Sequence[int]:
+        import random  # only the diamonds draw: a chain never loads the module
+
+        getrandbits = random.Random(self.seed).getrandbits
+        indices: list[int] = []
+        start = previous_width = 0
+        for layer, width in enumerate(self.widths):
+            if layer:
+                # The draws of rng.sample(previous_layer_ids, take), as step indices.
+                take = min(previous_width, self.branching_factor)
+                _wire_layer(getrandbits, indices, start - previous_width, previous_width, take, width)
+            start, previous_width = start + width, width
+        return indices if len(indices) <= _SMALL_CSR else array("q", indices)
+
+    def __getstate__(self) -> tuple[int, list[int], int]:
+        return self.seed, self.widths, self.branching_factor
+
+    def __setstate__(self, state: tuple[int, list[int], int]) -> None:
+        self.seed, self.widths, self.branching_factor = state
+
+
+#: :func:`_string_order` of the widths from 11 to 100 already asked for (a diamond's layers repeat them).
+_STRING_ORDERS: dict[int, list[int]] = {}
+
+
 def _string_order(width: int) -> Sequence[int]:
     """``0 … width-1`` sorted as decimal strings (``sorted(range(width), key=str)``), which Kahn's tie-break follows."""
     if width <= 10:
         return range(width)
     if width > 100:
         return sorted(range(width), key=str)
+    known = _STRING_ORDERS.get(width)
+    if known is not None:
+        return known
     out = [0]
     for d in range(1, 10):  # "1" < "10" < … < "19" < "2" < "20" …
         if d >= width:
             break
         out.append(d)
         out.extend(range(10 * d, min(10 * d + 10, width)))
+    _STRING_ORDERS[width] = out  # read only: the callers copy from it
     return out
+
+
+#: Most predecessor links a plan keeps in lists rather than arrays (see :func:`_csr`).
+_SMALL_CSR = 4096
 
 
 def _csr(pointers: list[int], indices: list[int]) -> CSR:
@@ -434,9 +484,14 @@ def _csr(pointers: list[int], indices: list[int]) -> CSR:
     a small plan's set-up; a large plan's lists would hold an int object per
     entry, which the arrays do not.
     """
-    if len(indices) <= 4096:
+    if len(indices) <= _SMALL_CSR:
         return CSR(pointers, indices)
     return CSR(array("q", pointers), array("q", indices))
+
+
+def _pointers(pointers: list[int]) -> Sequence[int]:
+    """A predecessor pointer column as :func:`_csr` keeps it: a list for a small plan, an array for a large one."""
+    return pointers if pointers[-1] <= _SMALL_CSR else array("q", pointers)
 
 
 def branching_layer_widths(depth: int, branching_factor: int, merge_factor: int) -> list[int]:
@@ -501,26 +556,22 @@ def branching(
     merge_factor = require_int("merge_factor", merge_factor, minimum=1)
     seed = require_int("seed", seed)
     root_fact = require_name("root_fact", root_fact)
-    import random  # only the diamonds draw: a chain never loads the module
-
-    getrandbits = random.Random(seed).getrandbits
-    widths = branching_layer_widths(depth, branching_factor, merge_factor)
+    runs = sizes.branching_layer_runs(depth, branching_factor, merge_factor)  # the size check above ran it once
+    widths = list(concatenated.from_iterable(map(repeat, *zip(*runs))))
     n = sum(widths)
     counts = [0] * widths[0]
-    indices: list[int] = []
-    order: list[int] = []
-    start = previous_width = 0
-    for layer, width in enumerate(widths):
-        if layer:
-            # The draws of rng.sample(previous_layer_ids, take), as step indices.
-            take = min(previous_width, branching_factor)
-            _wire_layer(getrandbits, indices, start - previous_width, previous_width, take, width)
-            counts += [take] * width
+    for previous_width, width in zip(widths, widths[1:]):
+        counts += [min(previous_width, branching_factor)] * width
+    order: list[int] | None = None
+    if depth <= 10:
         # Kahn's order without the heap while layer numbers have one digit: a
         # layer's steps all become ready before the next layer's ids (larger
         # strings) can be popped, and within a layer "L3_10" < "L3_2".
-        order.extend([start + j for j in _string_order(width)] if width > 10 else range(start, start + width))
-        start, previous_width = start + width, width
+        order = []
+        start = 0
+        for width in widths:
+            order.extend(map(start.__add__, _string_order(width)) if width > 10 else range(start, start + width))
+            start += width
     kinds = bytearray([DECISION_CODE]) * n
     kinds[: widths[0]] = bytes([PLAN_CODE]) * widths[0]
     kinds[-1] = ACTION_CODE
@@ -531,8 +582,8 @@ def branching(
         _LayerIds(widths),
         bytes(kinds),
         _SparseRequires(n, dict.fromkeys(range(widths[0]), root)),
-        _csr(list(accumulate(counts, initial=0)), indices),
-        order=order if depth <= 10 else None,
+        CSR(_pointers(list(accumulate(counts, initial=0))), _Wiring(seed, widths, branching_factor)),
+        order=order,
         closures=[root] * n,  # a list: the order is a permutation, indexed step by step
         run_starts=[0, n],
         longest=depth,

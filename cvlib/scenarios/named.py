@@ -8,7 +8,6 @@ setup written without Python.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any
 
 from cvlib.core.errors import ParameterError
 from cvlib.core.events import Event, EventKind
@@ -20,6 +19,10 @@ from cvlib.core.validation import parse_int, require_bool, require_int, shown
 from cvlib.core.values import value_class
 from cvlib.scenarios import generators
 from cvlib.scenarios.setup import ScenarioRun, ScenarioSetup
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any
 
 # -- parameters --------------------------------------------------------------------
 

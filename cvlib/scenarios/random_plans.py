@@ -16,16 +16,24 @@ Main entry points:
 * :func:`random_events` and :func:`random_facts`, a world to go with a plan;
 * :func:`random_setup`, the whole scenario (plan number ``index`` of a
   family), ready for ``.run()`` and for the generalized law
-  ``cv.predicted_pfw(setup.plan, cv.break_ticks(setup.events))``.
+  ``cv.predicted_pfw(setup.plan, cv.break_ticks(setup.events))``;
+* :func:`family_draws`, the same plans as raw draws, for a sweep that needs
+  numbers rather than values to inspect.
+
+The draws are those of :class:`random.Random`'s methods (``randint``,
+``choice``, ``sample``) written out, since a sweep makes millions of them:
+the same plans, without the layers of calls and checks of the methods.
 """
 
 from __future__ import annotations
 
+import hashlib
+import math
 import random
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any, NamedTuple
 
 from cvlib.core.events import Event, EventKind
-from cvlib.core.executors import compute_budget
 from cvlib.core.facts import Fact
 from cvlib.core.graph import PlanGraph, StepKind
 from cvlib.core.validation import require_choice, require_int, require_probability
@@ -37,6 +45,56 @@ from cvlib.scenarios.setup import ScenarioSetup
 FAMILIES: tuple[str, ...] = ("chain", "branching", "multi_branch", "layered", "fan_out")
 
 _EMPTY: frozenset[str] = frozenset()
+
+#: The draws below are those of :class:`random.Random`'s ``randint``, ``choice`` and ``sample`` (CPython's
+#: algorithms since 3.2, made of ``getrandbits`` words), written without the layers of checks and calls of
+#: the library methods; a plain statement of the generator with the methods themselves is checked to draw
+#: the same plans.
+Bits = Callable[[int], int]
+
+
+#: ``random.Random.seed`` for an integer seed without its Python wrapper (which only adds the reset of
+#: ``gauss``'s cached value; nothing here draws from ``gauss``).
+_seed: Callable[[random.Random, int], None] = random.Random.__mro__[1].seed  # type: ignore[attr-defined]
+
+
+def _below(bits: Bits, n: int) -> int:
+    """A uniform integer in ``0 … n-1`` drawn as ``Random._randbelow`` draws it (rejection on ``n.bit_length()`` bits)."""
+    k = n.bit_length()
+    r = bits(k)
+    while r >= n:
+        r = bits(k)
+    return r
+
+
+def _sample(bits: Bits, population: Sequence[Any], k: int) -> list[Any]:
+    """``Random.sample(population, k)``: a pool of the items for small populations, rejection of repeats otherwise."""
+    n = len(population)
+    setsize = 21
+    if k > 5:
+        setsize += 4 ** math.ceil(math.log(k * 3, 4))
+    result = []
+    if n <= setsize:
+        pool = list(population)
+        for i in range(k):
+            j = _below(bits, n - i)
+            result.append(pool[j])
+            pool[j] = pool[n - i - 1]
+        return result
+    selected: set[int] = set()
+    for _ in range(k):
+        j = _below(bits, n)
+        while j in selected:
+            j = _below(bits, n)
+        selected.add(j)
+        result.append(population[j])
+    return result
+
+
+def _string_seeded(rng: random.Random, text: str) -> None:
+    """Seed ``rng`` as ``random.Random(text)`` does (version 2: the text's bytes followed by their SHA-512)."""
+    data = text.encode()
+    _seed(rng, int.from_bytes(data + hashlib.sha512(data).digest(), "big"))
 
 
 def fact_ids(num_facts: int) -> list[str]:
@@ -98,28 +156,69 @@ def layered_dag(
     seed = require_int("seed", seed)
     max_predecessors = require_int("max_predecessors", max_predecessors, minimum=1)
     require_prob = require_probability("require_prob", require_prob)
-    rng = random.Random(seed)
+    return _layered(random.Random(seed), num_layers, max_width, facts, max_predecessors, require_prob)
+
+
+def _layered(
+    rng: random.Random, num_layers: int, max_width: int, facts: list[str], max_predecessors: int, require_prob: float
+) -> PlanGraph:
+    """:func:`layered_dag`'s draws from ``rng``, its arguments trusted."""
+    bits, draw = rng.getrandbits, rng.random
     ids: list[str] = []
     kinds: list[StepKind] = []
     requires: list[frozenset[str]] = []
     predecessors: list[tuple[int, ...]] = []
-    previous = range(0)
+    nfacts = len(facts)
+    one_fact = [frozenset({f}) for f in facts]
+    plan_kind, decision, action = StepKind.PLAN, StepKind.DECISION, StepKind.ACTION
+    start = previous_start = 0
     for layer in range(num_layers):
         last = layer == num_layers - 1
-        width = 1 if last else rng.randint(1, max_width)
+        width = 1 if last else 1 + _below(bits, max_width)
         start = len(ids)
-        for j in range(width):
-            ids.append(f"R{layer}_{j}")
-            if layer == 0:
-                kinds.append(StepKind.ACTION if last else StepKind.PLAN)
-                requires.append(frozenset(rng.sample(facts, min(len(facts), rng.randint(1, 2)))))
+        if layer == 0:
+            for j in range(width):
+                ids.append(f"R0_{j}")
+                kinds.append(action if last else plan_kind)
+                take = min(nfacts, 1 + _below(bits, 2))
+                requires.append(frozenset(_sample(bits, facts, take)))
                 predecessors.append(())
-                continue
-            kinds.append(StepKind.ACTION if last else StepKind.DECISION)
-            take = rng.randint(1, min(max_predecessors, len(previous)))
-            predecessors.append(tuple(sorted(rng.sample(previous, take))))
-            requires.append(frozenset({rng.choice(facts)}) if rng.random() < require_prob else _EMPTY)
-        previous = range(start, len(ids))
+        else:
+            previous = range(previous_start, start)
+            candidates = len(previous)
+            most = min(max_predecessors, candidates)
+            most_bits, facts_bits = most.bit_length(), nfacts.bit_length()
+            kind = action if last else decision
+            ids.extend([f"R{layer}_{j}" for j in range(width)])
+            kinds.extend([kind] * width)
+            for _ in range(width):
+                # _below and _sample written inline (the pool branch, which sample takes for up to 21 items)
+                r = bits(most_bits)
+                while r >= most:
+                    r = bits(most_bits)
+                take = r + 1
+                if candidates <= 21:
+                    pool = list(previous)
+                    picked = []
+                    for i in range(candidates, candidates - take, -1):
+                        k = i.bit_length()
+                        r = bits(k)
+                        while r >= i:
+                            r = bits(k)
+                        picked.append(pool[r])
+                        pool[r] = pool[i - 1]
+                    picked.sort()
+                    predecessors.append(tuple(picked))
+                else:
+                    predecessors.append(tuple(sorted(_sample(bits, previous, take))))
+                if draw() < require_prob:
+                    r = bits(facts_bits)
+                    while r >= nfacts:
+                        r = bits(facts_bits)
+                    requires.append(one_fact[r])
+                else:
+                    requires.append(_EMPTY)
+        previous_start = start
     return PlanGraph.from_columns(ids, kinds, requires, predecessors)
 
 
@@ -164,7 +263,12 @@ def isolated_fan_out(
     seed = require_int("seed", seed)
     branch_depth = require_int("branch_depth", branch_depth, minimum=0)
     post_merge_depth = require_int("post_merge_depth", post_merge_depth, minimum=1)
-    rng = random.Random(seed)
+    return _fan_out(random.Random(seed), num_branches, fan_out, branch_depth, post_merge_depth)
+
+
+def _fan_out(rng: random.Random, num_branches: int, fan_out: int, branch_depth: int, post_merge_depth: int) -> PlanGraph:
+    """:func:`isolated_fan_out`'s draws from ``rng``, its arguments trusted."""
+    bits = rng.getrandbits
     ids: list[str] = []
     kinds: list[StepKind] = []
     requires: list[frozenset[str]] = []
@@ -177,13 +281,12 @@ def isolated_fan_out(
         predecessors.append(())
         level: tuple[int, ...] = (len(ids) - 1,)
         for depth in range(1, branch_depth + 1):
-            width = rng.randint(1, fan_out)
+            width = 1 + _below(bits, fan_out)
             start = len(ids)
-            for j in range(width):
-                ids.append(f"B{b}_{depth}_{j}")
-                kinds.append(StepKind.DECISION)
-                requires.append(_EMPTY)
-                predecessors.append(level)
+            ids.extend([f"B{b}_{depth}_{j}" for j in range(width)])
+            kinds.extend([StepKind.DECISION] * width)
+            requires.extend([_EMPTY] * width)
+            predecessors.extend([level] * width)
             level = tuple(range(start, len(ids)))
         tails.extend(level)
     for i in range(post_merge_depth):
@@ -220,10 +323,18 @@ def random_facts(
     """
     horizon = require_int("horizon", horizon, minimum=0)
     expiry_prob = require_probability("expiry_prob", expiry_prob)
-    rng = random.Random(require_int("seed", seed))
-    return tuple(
-        Fact(f, 0, valid_until=rng.randint(0, horizon) if rng.random() < expiry_prob else None) for f in facts
-    )
+    return _facts(random.Random(require_int("seed", seed)), facts, horizon, expiry_prob)
+
+
+def _facts(rng: random.Random, facts: Sequence[str], horizon: int, expiry_prob: float) -> tuple[Fact, ...]:
+    """:func:`random_facts`' draws from ``rng``, its arguments trusted."""
+    return tuple(Fact(f, 0, valid_until=v) for f, v in zip(facts, _horizons(rng, len(facts), horizon, expiry_prob)))
+
+
+def _horizons(rng: random.Random, count: int, horizon: int, expiry_prob: float) -> list[int | None]:
+    """The ``valid_until`` of each of ``count`` facts, drawn as :func:`random_facts` draws them (None: no horizon)."""
+    bits, draw, span = rng.getrandbits, rng.random, horizon + 1
+    return [_below(bits, span) if draw() < expiry_prob else None for _ in range(count)]
 
 
 def random_events(
@@ -264,17 +375,49 @@ def random_events(
     ambiguous_prob = require_probability("ambiguous_prob", ambiguous_prob)
     false_alarm_prob = require_probability("false_alarm_prob", false_alarm_prob)
     rng = random.Random(require_int("seed", seed))
-    events: list[Event] = []
-    for f in facts:
-        if rng.random() < break_prob:
-            tick = rng.randint(0, horizon)
-            if rng.random() < ambiguous_prob:
-                events.append(Event(tick, f, EventKind.AMBIGUOUS, ground_truth_changed=True))
-            else:
-                events.append(Event(tick, f, EventKind.REPLACE, new_value=1))
-        if rng.random() < false_alarm_prob:
-            events.append(Event(rng.randint(0, horizon), f, EventKind.AMBIGUOUS, ground_truth_changed=False))
-    return tuple(events)
+    return _events(rng, facts, horizon, break_prob, ambiguous_prob, false_alarm_prob)
+
+
+#: Codes of a raw event (a replacement, a real ambiguous change, a false alarm) in :class:`Draw` events.
+REPLACE, AMBIGUOUS_CHANGE, FALSE_ALARM = 0, 1, 2
+
+
+def _events(
+    rng: random.Random,
+    facts: Sequence[str],
+    horizon: int,
+    break_prob: float = 0.5,
+    ambiguous_prob: float = 0.25,
+    false_alarm_prob: float = 0.15,
+) -> tuple[Event, ...]:
+    """:func:`random_events`' draws from ``rng``, its arguments trusted."""
+    return _as_events(facts, _event_draws(rng, len(facts), horizon, break_prob, ambiguous_prob, false_alarm_prob))
+
+
+def _as_events(facts: Sequence[str], draws: list[tuple[int, int, int]]) -> tuple[Event, ...]:
+    """Event values from :func:`_event_draws`' (tick, fact number, code) triples, in the same order."""
+    ambiguous = EventKind.AMBIGUOUS
+    return tuple(
+        Event(tick, facts[f], EventKind.REPLACE, new_value=1)
+        if code == REPLACE
+        else Event(tick, facts[f], ambiguous, ground_truth_changed=code == AMBIGUOUS_CHANGE)
+        for tick, f, code in draws
+    )
+
+
+def _event_draws(
+    rng: random.Random, count: int, horizon: int, break_prob: float, ambiguous_prob: float, false_alarm_prob: float
+) -> list[tuple[int, int, int]]:
+    """:func:`random_events`' schedule for facts ``0 … count-1`` as (tick, fact number, code) triples, in fact order."""
+    bits, draw, span = rng.getrandbits, rng.random, horizon + 1
+    out: list[tuple[int, int, int]] = []
+    for f in range(count):
+        if draw() < break_prob:
+            tick = _below(bits, span)
+            out.append((tick, f, AMBIGUOUS_CHANGE if draw() < ambiguous_prob else REPLACE))
+        if draw() < false_alarm_prob:
+            out.append((_below(bits, span), f, FALSE_ALARM))
+    return out
 
 
 def plan_seed(seed: int, index: int) -> int:
@@ -296,7 +439,13 @@ def plan_seed(seed: int, index: int) -> int:
     """
     seed = require_int("seed", seed)
     index = require_int("index", index, minimum=0)
-    return random.Random(f"cvlib.scenarios.random_plans:{seed}:{index}").getrandbits(63)
+    return _plan_seed(random.Random(), seed, index)
+
+
+def _plan_seed(rng: random.Random, seed: int, index: int) -> int:
+    """:func:`plan_seed` drawn with ``rng`` (reseeded), its arguments trusted."""
+    _string_seeded(rng, f"cvlib.scenarios.random_plans:{seed}:{index}")
+    return rng.getrandbits(63)
 
 
 def random_plan(family: str, seed: int, max_steps: int = 60) -> tuple[PlanGraph, dict[str, int]]:
@@ -319,47 +468,52 @@ def random_plan(family: str, seed: int, max_steps: int = 60) -> tuple[PlanGraph,
     require_choice("plan family", family, FAMILIES)
     sizes.random_plan_size(family, max_steps).check()
     max_steps = require_int("max_steps", max_steps, minimum=1)
-    rng = random.Random(require_int("seed", seed))
+    return _plan(random.Random(require_int("seed", seed)), family, max_steps)
+
+
+def _plan(rng: random.Random, family: str, max_steps: int) -> tuple[PlanGraph, dict[str, int]]:
+    """:func:`random_plan`'s draws from ``rng`` (which the plan's own generator then reuses), its arguments trusted."""
+    bits = rng.getrandbits
     if family == "chain":
-        depth = rng.randint(1, max_steps)
+        depth = 1 + _below(bits, max_steps)
         return chain(depth), {"depth": depth}
     if family == "branching":
-        bf = rng.randint(1, 3)
-        params = {
-            "depth": rng.randint(1, max(1, min(8, max_steps // max(1, bf**2)))),
-            "branching_factor": bf,
-            "merge_factor": rng.randint(1, 3),
-            "seed": rng.randint(0, 2**31 - 1),
-        }
-        return branching(params["depth"], params["branching_factor"], params["merge_factor"], seed=params["seed"]), params
+        bf = 1 + _below(bits, 3)
+        depth = 1 + _below(bits, max(1, min(8, max_steps // max(1, bf**2))))
+        merge = 1 + _below(bits, 3)
+        seed = _below(bits, 2**31)
+        params = {"depth": depth, "branching_factor": bf, "merge_factor": merge, "seed": seed}
+        return branching(depth, bf, merge, seed=seed), params
     if family == "multi_branch":
-        p = rng.randint(1, max(1, min(8, max_steps // 4)))
+        p = 1 + _below(bits, max(1, min(8, max_steps // 4)))
         params = {
             "pre_merge_depth": p,
-            "num_branches": rng.randint(1, max(1, min(8, max_steps // (p + 1)))),
-            "post_merge_depth": rng.randint(1, 4),
+            "num_branches": 1 + _below(bits, max(1, min(8, max_steps // (p + 1)))),
+            "post_merge_depth": 1 + _below(bits, 4),
         }
         return multi_branch(**params), params
     if family == "layered":
-        width = rng.randint(1, 6)
+        width = 1 + _below(bits, 6)
         params = {
-            "num_layers": rng.randint(1, max(1, max_steps * 2 // (width + 1))),
+            "num_layers": 1 + _below(bits, max(1, max_steps * 2 // (width + 1))),
             "max_width": width,
-            "num_facts": rng.randint(1, 6),
-            "seed": rng.randint(0, 2**31 - 1),
+            "num_facts": 1 + _below(bits, 6),
+            "seed": _below(bits, 2**31),
         }
-        return layered_dag(**params), params
-    if family == "fan_out":
-        fan = rng.randint(1, 4)
-        depth = rng.randint(0, 3)
-        params = {
-            "num_branches": rng.randint(1, max(1, min(8, max_steps // (1 + depth * (fan + 1) // 2 + 1)))),
-            "fan_out": fan,
-            "seed": rng.randint(0, 2**31 - 1),
-            "branch_depth": depth,
-            "post_merge_depth": rng.randint(1, 3),
-        }
-    return isolated_fan_out(**params), params
+        facts = [f"F{i + 1}" for i in range(params["num_facts"])]
+        _seed(rng, params["seed"])
+        return _layered(rng, params["num_layers"], width, facts, 3, 0.3), params
+    fan = 1 + _below(bits, 4)
+    depth = _below(bits, 4)
+    params = {
+        "num_branches": 1 + _below(bits, max(1, min(8, max_steps // (1 + depth * (fan + 1) // 2 + 1)))),
+        "fan_out": fan,
+        "seed": _below(bits, 2**31),
+        "branch_depth": depth,
+        "post_merge_depth": 1 + _below(bits, 3),
+    }
+    _seed(rng, params["seed"])
+    return _fan_out(rng, params["num_branches"], fan, depth, params["post_merge_depth"]), params
 
 
 def random_setup(seed: int, index: int = 0, *, family: str = "mixed", max_steps: int = 60) -> ScenarioSetup:
@@ -390,26 +544,93 @@ def random_setup(seed: int, index: int = 0, *, family: str = "mixed", max_steps:
     """
     require_choice("plan family", family, (*FAMILIES, "mixed"))
     sizes.random_plan_size(family, max_steps).check()
-    own_seed = plan_seed(seed, index)
-    rng = random.Random(own_seed)
-    chosen = rng.choice(FAMILIES) if family == "mixed" else family
-    plan, params = random_plan(chosen, rng.getrandbits(63), max_steps)
+    seed = require_int("seed", seed)
+    index = require_int("index", index, minimum=0)
+    return _setup(random.Random(), random.Random(), seed, index, family, max_steps)
+
+
+def _draw(main: random.Random, sub: random.Random, seed: int, index: int, family: str, max_steps: int) -> Draw:
+    """Plan number ``index``'s draws, as :func:`random_setup` makes them, before any value is built around them.
+
+    Two reusable streams, reseeded for each plan, stand for the independent
+    :class:`random.Random` of each draw; the arguments are trusted.
+    """
+    _seed(main, _plan_seed(main, seed, index))
+    bits = main.getrandbits
+    chosen = FAMILIES[_below(bits, len(FAMILIES))] if family == "mixed" else family
+    _seed(sub, bits(63))
+    plan, params = _plan(sub, chosen, max_steps)
     required = sorted(plan.facts)
-    names = fact_ids(max(int(f[1:]) for f in required))
+    count = max(int(f[1:]) for f in required)
     horizon = len(plan) + 2
-    facts = random_facts(names, rng.getrandbits(63), horizon=horizon)
-    events = random_events(names, rng.getrandbits(63), horizon=horizon)
-    at_risk = rng.choice(required)
+    _seed(sub, bits(63))
+    horizons = _horizons(sub, count, horizon, 0.2)
+    _seed(sub, bits(63))
+    events = _event_draws(sub, count, horizon, 0.5, 0.25, 0.15)
+    at_risk = required[_below(bits, len(required))]
+    return Draw(chosen, plan, params, horizons, events, at_risk, required)
+
+
+class Draw(NamedTuple):
+    """What :func:`_draw` drew for one plan: the family, the plan and its parameters, facts, events, fact at risk.
+
+    Facts are ``F1 … F{len(horizons)}``; ``events`` are (tick, fact number,
+    code) triples (:data:`REPLACE`, :data:`AMBIGUOUS_CHANGE`, :data:`FALSE_ALARM`).
+    """
+
+    family: str
+    plan: PlanGraph
+    params: dict[str, int]
+    horizons: list[int | None]
+    events: list[tuple[int, int, int]]
+    at_risk: str
+    required: list[str]
+
+
+def _setup(main: random.Random, sub: random.Random, seed: int, index: int, family: str, max_steps: int) -> ScenarioSetup:
+    """:func:`random_setup` from :func:`_draw`'s draws."""
+    chosen, plan, params, horizons, draws, at_risk, _ = _draw(main, sub, seed, index, family, max_steps)
+    names = [f"F{i + 1}" for i in range(len(horizons))]
     return ScenarioSetup(
         name=f"random-{chosen}",
         plan=plan,
-        facts=facts,
-        events=events,
+        facts=tuple(Fact(f, 0, valid_until=v) for f, v in zip(names, horizons)),
+        events=_as_events(names, draws),
         at_risk=at_risk,
-        budget=compute_budget(plan, at_risk),
+        budget=len(plan) + plan.closure_size(at_risk) + 1,
         params={"family": chosen, "seed": seed, "index": index, "max_steps": max_steps, **{f"plan_{k}": v for k, v in params.items()}},
         description=f"Random {chosen} plan number {index} of seed {seed}.",
     )
+
+
+def family_draws(seed: int, start: int, stop: int, *, family: str = "mixed", max_steps: int = 60) -> Iterator[Draw]:
+    """Plans ``start … stop-1`` of a family as raw draws (no facts, events or setup built): what a sweep's rows need.
+
+    Parameters
+    ----------
+    seed : int
+        The family's seed.
+    start, stop : int
+        Plan numbers, ``stop`` excluded.
+    family : str
+        As for :func:`random_setup`.
+    max_steps : int
+        As for :func:`random_setup`.
+
+    Returns
+    -------
+    iterator of Draw
+        The same plans as :func:`random_setups`, in index order.
+    """
+    require_choice("plan family", family, (*FAMILIES, "mixed"))
+    sizes.random_plan_size(family, max_steps).check()
+    seed = require_int("seed", seed)
+    start = require_int("start", start, minimum=0)
+    stop = require_int("stop", stop, minimum=start)
+    max_steps = require_int("max_steps", max_steps, minimum=1)
+    main, sub = random.Random(), random.Random()
+    for index in range(start, stop):
+        yield _draw(main, sub, seed, index, family, max_steps)
 
 
 def random_setups(seed: int, count: int, *, family: str = "mixed", max_steps: int = 60, start: int = 0) -> Iterator[ScenarioSetup]:
@@ -435,5 +656,9 @@ def random_setups(seed: int, count: int, *, family: str = "mixed", max_steps: in
     count = require_int("count", count, minimum=0)
     start = require_int("start", start, minimum=0)
     sizes.random_plan_size(family, max_steps).check()
+    require_choice("plan family", family, (*FAMILIES, "mixed"))
+    seed = require_int("seed", seed)
+    max_steps = require_int("max_steps", max_steps, minimum=1)
+    main, sub = random.Random(), random.Random()
     for index in range(start, start + count):
-        yield random_setup(seed, index, family=family, max_steps=max_steps)
+        yield _setup(main, sub, seed, index, family, max_steps)

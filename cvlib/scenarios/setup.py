@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from types import MappingProxyType
-from typing import TYPE_CHECKING, Any
 
 from cvlib.core.errors import ParameterError, UnknownFactError
 from cvlib.core.events import Event, ResourceEvent, SilentChange
@@ -26,7 +25,10 @@ from cvlib.core.validation import require_int
 from cvlib.core.values import asdict, field, value_class
 from cvlib.core.world import World
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
+    from typing import Any
+
     import pandas as pd
 
 

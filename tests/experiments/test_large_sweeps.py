@@ -61,3 +61,55 @@ def test_a_serial_sweep_is_the_rows_in_task_order() -> None:
     assert list(frame["task"]) == list(range(12))
     assert frame.to_dict("records") == family.rows(0, 12)
     assert "serial" in BACKENDS
+
+
+def _masks(plan):
+    columns = plan.run_columns()
+    closures = [sum(1 << (int(f[1:]) - 1) for f in c) for c in columns.closures]
+    return closures, columns.actions[0] if columns.actions else len(closures)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_article_pair_on_bit_masks_is_the_one_loop(seed: int) -> None:
+    """article_pair_small against run_policy, on random plans with schedules harsher than the family's."""
+    import random
+
+    from cvlib.core.executors import BASELINE, VALIDITY_AWARE, article_pair_small, get_policy, run_policy
+    from cvlib.core.facts import Fact
+    from cvlib.core.values import replace
+    from cvlib.scenarios.random_plans import random_events, random_setups
+
+    rng = random.Random(seed)
+    checked = 0
+    for setup in random_setups(300 + seed, 150):
+        names = [f.id for f in setup.facts]
+        horizon = len(setup.plan) + 2
+        probs = {"break_prob": rng.random(), "ambiguous_prob": rng.random(), "false_alarm_prob": rng.random()}
+        events = random_events(names, rng.getrandbits(32), horizon=horizon, **probs)
+        facts = tuple(Fact(f, 0, valid_until=rng.randint(0, horizon) if rng.random() < 0.6 else None) for f in names)
+        setup = replace(setup, events=events, facts=facts)
+        order = sorted(range(len(events)), key=lambda i: events[i].tick)
+        schedule = [(events[i].tick, int(events[i].fact_id[1:]) - 1, events[i].kind is cv.EventKind.REPLACE,
+                     events[i].breaks_fact) for i in order]
+        closures, first_action = _masks(setup.plan)
+        flat = setup.plan.closure_size(setup.at_risk) + 1
+        got = article_pair_small(closures, first_action, [f.valid_until for f in facts], schedule, flat, setup.budget)
+        for name, numbers in zip((BASELINE, VALIDITY_AWARE), got, strict=True):
+            r = run_policy(get_policy(name), setup.plan, setup.new_world(), setup.at_risk, setup.budget)
+            assert numbers == (r.completed, r.steps_used, r.replans, r.verifications, r.pre_failure_work,
+                               r.decisions_total, r.decisions_on_stale_deps), (name, setup.params)
+            checked += 1
+    assert checked == 300
+
+
+@pytest.mark.parametrize("family", ("mixed", "layered", "fan_out", "chain"))
+def test_random_family_rows_on_masks_are_the_rows_through_the_loop(family: str, monkeypatch) -> None:
+    from cvlib.experiments import large_sweeps
+
+    spec = RandomFamily(seed=17, count=400, family=family)
+    fast = spec.rows(0, 400)
+    monkeypatch.setattr(large_sweeps, "_is_article_pair", lambda policies: False)
+    general = spec.rows(0, 400)
+    assert fast == general
+    assert [list(r.items()) for r in fast] == [list(r.items()) for r in general]  # same columns, same order
+    assert all(type(a[k]) is type(b[k]) for a, b in zip(fast, general) for k in a)

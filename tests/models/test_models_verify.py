@@ -95,3 +95,26 @@ def test_a_sampled_call_is_regenerated_after_its_runs_earlier_calls() -> None:
     assert report.identical
     run = [r for r in records if r.arm == records[last].arm and r.task == records[last].task]
     assert asked[-len(run):] == [r.prompt for r in run]  # in recorded order, the run's first call first
+
+
+def test_a_notes_trial_is_regenerated_after_the_earlier_arms_of_its_task() -> None:
+    if not LIVE:
+        pytest.skip("xllamacpp not installed (the report names its version)")
+    notes = ROOT / "data" / "model_trials" / "notes_trials.qwen2.5-coder-0.5b.jsonl"
+    records = read_recording(notes)
+    asked = []
+
+    class Recorded:
+        def generate(self, messages, settings):
+            asked.append(tuple(messages))
+            return next(r.response for r in records if r.prompt == tuple(messages))
+
+    def earlier_arms(k: int) -> int:
+        return sum(r.task == records[k].task for r in records[:k])
+
+    seed = next(s for s in range(100) if earlier_arms(sample_indices(len(records), 1, s)[0]) >= 2)
+    chosen = sample_indices(len(records), 1, seed)[0]
+    report = verify_recording(notes, 1, seed=seed, load=lambda path, sha: Recorded())
+    same_task = [r.prompt for r in records[: chosen + 1] if r.task == records[chosen].task]
+    assert report.identical and len(same_task) >= 3
+    assert asked == same_task  # every arm of its task up to it, in recorded order, on one model

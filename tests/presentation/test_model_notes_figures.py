@@ -68,6 +68,8 @@ def test_two_models_compare_on_the_tasks_both_completed():
     values = mnf.comparison_values(comparison, ("0.5B", "1.5B"))
     assert values["MN_cmp_tasks"] == (2, "count") and values["MN_cmp_model_1"] == ("1.5B", "text")
     assert values["MN_cmp_1_stale_labelled"] == (0, "count")
+    assert values["MN_cmp_0_gap"] == (2 - values["MN_cmp_0_withheld"][0], "count")
+    assert values["MN_cmp_1_gap"][0] <= 0 and values["MN_cmp_gap_verdict"][0] in ("closed", "narrowed")
     dashes = mnf.comparison_values(None)
     assert set(dashes) == set(values) and {v for v, _ in dashes.values()} == {"–"}
     with pytest.raises(ParameterError):

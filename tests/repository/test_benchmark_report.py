@@ -230,3 +230,34 @@ def test_targets_are_judged_only_on_rows_that_count(record: dict) -> None:
     got = report.verdicts(record)
     assert got["grid_vs_original"]["met"] is None and got["processes_vs_serial"]["met"] is None
     assert "not judged" in report.format_table(record)
+
+
+def _model_row(threads: int, load: float) -> dict:
+    return {"model": "tiny.gguf", "runtime": "xllamacpp 0", "threads": threads, "load_s": 1.25,
+            "prompt_tokens_per_s": 150.0, "generation_tokens_per_s": 21.5, "peak_rss_mib": 690,
+            "seconds_per_decision": {"transcript": 1.5, "labelled": 1.75, "gated": 0.5},
+            "seconds_per_edit_trial": {"true_note": 11.0, "withheld": 3.0},
+            "load_before": [load, 1.0, 1.0], "load_after": [load, 1.0, 1.0]}
+
+
+def test_model_rows_join_the_readme_and_the_chapter_and_a_busy_one_gives_no_figures(record: dict) -> None:
+    record["models"] = {"model": "tiny", "rows": [_model_row(1, 0.5), _model_row(2, 3.9)]}
+    report.mark_busy(record)
+    assert record["models"]["rows"][1]["busy"] and not record["models"]["rows"][0]["busy"]
+    text = report.readme_table(record)
+    one, two = (line for line in text.splitlines() if line.startswith("| tiny.gguf"))
+    assert "| 1 | 1.25 s | 690 MiB | 150 | 21.5 |" in one and "gated 0.50 s" in one and "withheld 3.00 s" in one
+    assert perf.BUSY_TEXT in two and "21.5" not in two
+    table = perf.model_table(record)
+    assert list(table.index) == ["tiny.gguf, 1", "tiny.gguf, 2"]
+    assert table.loc["tiny.gguf, 2", "load (s)"] == perf.BUSY_TEXT
+    said = perf.glue_values(record)["perf_model_summary"]
+    assert "21.5 tokens/s" in said and "0.500–1.75 s per agent-loop decision" in said and perf.BUSY_TEXT in said
+
+
+def test_a_record_without_the_model_packages_says_why_in_one_line(record: dict) -> None:
+    record["models"] = {"skipped": "RuntimeMissingError: xllamacpp is not installed"}
+    assert report.readme_table(record).endswith("not measured (RuntimeMissingError: xllamacpp is not installed).")
+    assert perf.model_table(record) is None
+    assert "not installed" in perf.model_summary(record)
+    assert "no model rows" in perf.model_summary({"machine": {}})

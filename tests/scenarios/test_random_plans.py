@@ -142,3 +142,50 @@ def test_generalized_law_holds_on_a_thousand_random_plans() -> None:
 def test_bad_input_is_named(call, message: str) -> None:
     with pytest.raises(ParameterError, match=message.replace("(", r"\(").replace("'", "'")):
         call()
+
+
+def _setup_key(setup: cv.ScenarioSetup) -> tuple:
+    return (setup.name, list(setup.plan), setup.plan.topological_order(), setup.facts, setup.events, setup.at_risk,
+            setup.budget, dict(setup.params), setup.description)
+
+
+@pytest.mark.parametrize("family", ("mixed", *FAMILIES))
+@pytest.mark.parametrize("max_steps", [1, 7, 60, 240])
+def test_the_fast_draws_make_the_plain_generators_setups(family: str, max_steps: int) -> None:
+    """The library's draws (getrandbits rejection, pool sample, reseeded streams) against random.Random's methods."""
+    from tests.reference_random_plans import reference_setup, reference_setups
+
+    fast = [_setup_key(s) for s in random_setups(99, 120, family=family, max_steps=max_steps, start=5)]
+    assert fast == [_setup_key(s) for s in reference_setups(99, 120, family=family, max_steps=max_steps, start=5)]
+    assert _setup_key(random_setup(4, 17, family=family, max_steps=max_steps)) == _setup_key(
+        reference_setup(4, 17, family=family, max_steps=max_steps)
+    )
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_the_public_generators_draw_as_the_plain_ones(seed: int) -> None:
+    import tests.reference_random_plans as plain
+
+    # wide layers (more than 21 candidates) take sample's other branch
+    for args in ((seed % 9 + 1, seed % 7 + 1, seed % 6 + 1, seed), (6, 30, 4, seed), (4, 3, 2, seed)):
+        kwargs = {"max_predecessors": seed % 4 + 1, "require_prob": (seed % 5) / 4}
+        assert _fingerprint(layered_dag(*args, **kwargs)) == _fingerprint(plain.layered_dag(*args, **kwargs))
+        assert list(layered_dag(*args, **kwargs)) == list(plain.layered_dag(*args, **kwargs))
+    assert list(isolated_fan_out(seed % 5 + 1, seed % 4 + 1, seed, branch_depth=seed % 4)) == list(
+        plain.isolated_fan_out(seed % 5 + 1, seed % 4 + 1, seed, branch_depth=seed % 4)
+    )
+    names = [f"F{i + 1}" for i in range(seed % 7 + 1)]
+    probs = {"break_prob": (seed % 3) / 2, "ambiguous_prob": (seed % 4) / 3, "false_alarm_prob": (seed % 5) / 4}
+    assert random_events(names, seed, horizon=seed, **probs) == plain.random_events(names, seed, horizon=seed, **probs)
+    assert random_facts(names, seed, horizon=seed % 4, expiry_prob=0.6) == plain.random_facts(
+        names, seed, horizon=seed % 4, expiry_prob=0.6
+    )
+
+
+def test_family_draws_are_the_setups_draws() -> None:
+    from cvlib.scenarios.random_plans import family_draws
+
+    for draw, setup in zip(family_draws(8, 3, 200), random_setups(8, 197, start=3), strict=True):
+        assert _fingerprint(draw.plan) == _fingerprint(setup.plan) and draw.at_risk == setup.at_risk
+        assert draw.horizons == [f.valid_until for f in setup.facts]
+        assert len(draw.events) == len(setup.events) and draw.family == setup.params["family"]
