@@ -862,8 +862,8 @@ class PythonFile:
         """
         key = (cls.qualname, method, attr)
         if key in self._slice_cache:
-            text, reads = self._slice_cache[key]
-            return text, set(reads)
+            cached_text, cached_reads = self._slice_cache[key]
+            return cached_text, set(cached_reads)
         node = cls.bindings[method][0].node
         assert isinstance(node, _FUNC_TYPES)
         first = _first_param(node)
@@ -1260,7 +1260,8 @@ def _header_nodes(stmt: ast.stmt) -> list[ast.AST]:
     if isinstance(stmt, (ast.With, ast.AsyncWith)):
         return list(stmt.items)
     if isinstance(stmt, ast.Match):
-        return [stmt.subject] + [c.pattern for c in stmt.cases] + [c.guard for c in stmt.cases if c.guard]
+        nodes: list[ast.AST] = [stmt.subject]
+        return nodes + [c.pattern for c in stmt.cases] + [c.guard for c in stmt.cases if c.guard]
     return []
 
 
