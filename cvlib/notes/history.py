@@ -26,7 +26,7 @@ import pandas as pd
 from cvlib.core.errors import ParameterError
 
 from .errors import NotesError
-from .gate import Anchor, AnchorStatus, SymbolIndex, classify, dependency_kind, twins_of
+from .gate import Anchor, AnchorStatus, SymbolIndex, anchor, classify, dependency_kind, twins_of
 from .symbols import Symbol
 
 #: Columns every release-history table must have.
@@ -596,3 +596,43 @@ def gate_table(totals: pd.DataFrame) -> pd.DataFrame:
         "false-FRESH % (symbol-only)": 100 * totals["false_fresh"],
         "shown by precise, withheld by wide": totals["released"].astype(int),
     }).set_axis(totals["project"]).rename_axis(None)
+
+
+def step_statuses(table: pd.DataFrame, steps: Iterable[tuple[str, str, str, str]]) -> pd.DataFrame:
+    """What each gate says of a note anchored at one release and checked at a later one, for given steps.
+
+    For experiments that pick release steps by what a gate said (the notes
+    trials chose steps where the symbol-only gate shows a note the
+    dependency-aware gate withholds): the committed tables are rebuilt with
+    the gate's current rules, so a step chosen under one rule is checked
+    again under every rule.
+
+    Parameters
+    ----------
+    table : pandas.DataFrame
+        One project's release history (:func:`load_history`).
+    steps : iterable of (str, str, str, str)
+        ``(from_version, to_version, path, qualname)``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per step, in order: the four fields, then ``symbol``,
+        ``precise`` and ``wide``, each gate's status name.
+    """
+    steps = list(steps)
+    by_version = {str(v): int(r) for r, v in zip(table["release"], table["version"])}
+    unknown = sorted({v for s in steps for v in s[:2] if v not in by_version})
+    if unknown:
+        raise NotesError(f"versions {unknown} are not in the table; expected some of {sorted(by_version)}")
+    indexes = {rule: _indexes(table, rule) for rule in RULE_COLUMNS}
+    rows = []
+    for start, stop, path, qualname in steps:
+        begin, end = by_version[start], by_version[stop]
+        row: dict[str, object] = {"from_version": start, "to_version": stop, "path": path, "qualname": qualname}
+        note = anchor(indexes["precise"][begin], path, qualname)
+        row["symbol"] = classify(note, indexes["precise"][end], dependencies=False).status.name
+        for rule in ("precise", "wide"):
+            row[rule] = classify(anchor(indexes[rule][begin], path, qualname), indexes[rule][end]).status.name
+        rows.append(row)
+    return pd.DataFrame(rows, columns=["from_version", "to_version", "path", "qualname", "symbol", "precise", "wide"])

@@ -281,3 +281,42 @@ def comparison_values(comparison: pd.DataFrame | None, names: Any = ()) -> dict[
                else "left unchanged")
     out["MN_cmp_gap_verdict"] = (verdict, "text")
     return out
+
+
+def gate_values(tasks: Any, folder: Any) -> dict[str, Any]:
+    """What the notes gate says today of the release steps the trials were chosen on, for the chapter to glue.
+
+    The tasks were chosen where the symbol-only gate shows a note and the
+    dependency-aware gate withheld it; that gate's rules have since become
+    more precise, so the chapter says on how many tasks the current gate
+    still withholds the note (the ``withheld`` arm is what it does there).
+
+    Parameters
+    ----------
+    tasks : sequence of NotesTask
+        The trials' tasks (:func:`cvlib.models.notes_trials.load_tasks`).
+    folder : str or os.PathLike
+        The folder of the release-history tables (``data/code_history``).
+
+    Returns
+    -------
+    dict
+        ``MN_gate_withheld`` and ``MN_gate_shown`` (tasks the current precise
+        gate withholds and shows), ``MN_gate_wide`` (tasks the wide rule
+        withholds) and ``MN_gate_shown_ids`` (the shown tasks' ids, or a dash).
+    """
+    from cvlib.notes.history import load_history, step_statuses
+
+    statuses = []
+    for project in sorted({t.project for t in tasks}):
+        mine = [t for t in tasks if t.project == project]
+        found = step_statuses(load_history(project, folder), [(t.from_version, t.to_version, t.path, t.qualname) for t in mine])
+        statuses += [(t.id, p, w) for t, p, w in zip(mine, found["precise"], found["wide"])]
+    order = {t.id: k for k, t in enumerate(tasks)}
+    shown = sorted((i for i, p, _ in statuses if p != "DEPENDENCY_CHANGED"), key=order.__getitem__)
+    return {
+        "MN_gate_withheld": (len(statuses) - len(shown), "count"),
+        "MN_gate_shown": (len(shown), "count"),
+        "MN_gate_wide": (sum(w == "DEPENDENCY_CHANGED" for _, _, w in statuses), "count"),
+        "MN_gate_shown_ids": (", ".join(shown) or "–", "text"),
+    }

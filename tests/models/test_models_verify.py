@@ -97,10 +97,17 @@ def test_a_sampled_call_is_regenerated_after_its_runs_earlier_calls() -> None:
     assert asked[-len(run):] == [r.prompt for r in run]  # in recorded order, the run's first call first
 
 
-def test_a_notes_trial_is_regenerated_after_the_earlier_arms_of_its_task() -> None:
+def test_a_notes_trial_is_regenerated_after_the_earlier_arms_of_its_task(tmp_path: Path) -> None:
     if not LIVE:
         pytest.skip("xllamacpp not installed (the report names its version)")
-    notes = ROOT / "data" / "model_trials" / "notes_trials.qwen2.5-coder-0.5b.jsonl"
+    # A notes-trial recording in miniature, made of the small model's calls: one call per arm, no step,
+    # three tasks of three arms each, in the order the recorder writes them (a task's arms in a row).
+    lines = [json.loads(line) for line in SMALL.read_text().splitlines() if line.strip()][:9]
+    for k, line in enumerate(lines):
+        line.update(experiment="notes_trials", step=None, arm=("control", "true_note", "withheld")[k % 3],
+                    task={"id": f"task-{k // 3}"})
+    notes = tmp_path / "notes_trials.small.jsonl"
+    notes.write_text("".join(json.dumps(line) + "\n" for line in lines))
     records = read_recording(notes)
     asked = []
 
@@ -109,12 +116,8 @@ def test_a_notes_trial_is_regenerated_after_the_earlier_arms_of_its_task() -> No
             asked.append(tuple(messages))
             return next(r.response for r in records if r.prompt == tuple(messages))
 
-    def earlier_arms(k: int) -> int:
-        return sum(r.task == records[k].task for r in records[:k])
-
-    seed = next(s for s in range(100) if earlier_arms(sample_indices(len(records), 1, s)[0]) >= 2)
+    seed = next(s for s in range(100) if sample_indices(len(records), 1, s)[0] % 3 == 2)  # a task's third arm
     chosen = sample_indices(len(records), 1, seed)[0]
     report = verify_recording(notes, 1, seed=seed, load=lambda path, sha: Recorded())
-    same_task = [r.prompt for r in records[: chosen + 1] if r.task == records[chosen].task]
-    assert report.identical and len(same_task) >= 3
-    assert asked == same_task  # every arm of its task up to it, in recorded order, on one model
+    assert report.identical
+    assert asked == [r.prompt for r in records[chosen - 2: chosen + 1]]  # its task's arms up to it, in recorded order

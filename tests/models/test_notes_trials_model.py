@@ -73,8 +73,34 @@ def test_every_task_sits_where_the_two_gates_disagree_in_the_committed_histories
         table = tables[t.project]
         note = anchor(_index(table, t.from_version), t.path, t.qualname)
         later = _index(table, t.to_version)
-        assert classify(note, later).status is Status.DEPENDENCY_CHANGED, t.id
         assert classify(note, later, dependencies=False).status is Status.FRESH, t.id
+
+
+def test_the_wide_rule_withholds_every_task_and_the_precise_rule_at_least_forty(tasks, tables):
+    from cvlib.notes.history import step_statuses
+    from cvlib.presentation.model_notes_figures import gate_values
+
+    found = {}
+    for project, table in tables.items():
+        mine = [t for t in tasks if t.project == project]
+        frame = step_statuses(table, [(t.from_version, t.to_version, t.path, t.qualname) for t in mine])
+        assert set(frame["symbol"]) == {"FRESH"}
+        found.update({t.id: (p, w) for t, p, w in zip(mine, frame["precise"], frame["wide"])})
+    assert {w for _, w in found.values()} == {"DEPENDENCY_CHANGED"}
+    withheld = sum(p == "DEPENDENCY_CHANGED" for p, _ in found.values())
+    assert withheld >= 40
+    values = gate_values(tasks, ROOT / "data" / "code_history")
+    assert values["MN_gate_withheld"][0] == withheld and values["MN_gate_wide"][0] == len(tasks)
+    shown = [i for i, (p, _) in found.items() if p != "DEPENDENCY_CHANGED"]
+    assert values["MN_gate_shown"][0] == len(shown) and all(i in values["MN_gate_shown_ids"][0] for i in shown)
+
+
+def test_step_statuses_names_a_version_the_table_lacks(tables):
+    from cvlib.notes.errors import NotesError
+    from cvlib.notes.history import step_statuses
+
+    with pytest.raises(NotesError, match="'9.9.9'"):
+        step_statuses(tables["flask"], [("9.9.9", "2.2.1", "flask/app.py", "Flask.run")])
 
 
 def test_every_excerpt_is_the_released_code(tasks, tables):
