@@ -42,7 +42,12 @@ the class is bound). A symbol depends on:
   same module, and, for an instance attribute, to the statements of each
   method that can set it (the assignments,
   the locals they read, the blocks around them, every exit of the method);
-  ``self`` used as a value adds the class's special methods. The wide rule
+  ``self`` used as a value adds the class's special methods. A member
+  found in a base, reached from a subclass, is read for an instance of that
+  subclass (precise rule): ``self.x`` in the base's code resolves on the
+  subclass, its bases and its own subclasses, not on a sibling that shares
+  the base; a class read by name (``Cls.x``, ``Cls(...)``) is looked up on
+  that class and its bases. The wide rule
   (``rule="wide"``) counts every class-level attribute for every method, a
   setter method whole, and a base whole; the precise rule falls back to it
   where code defeats the analysis (:data:`FALLBACK_REASONS`);
@@ -55,6 +60,16 @@ the class is bound). A symbol depends on:
   a metaclass, a decorator). A base in a class header counts by its header,
   its ``__init_subclass__`` and ``__slots__``;
 * for a **nested function**: the whole enclosing function (its closure).
+
+What a record compares (precise rule): the code as parsed, less what
+cannot change behaviour: docstrings, comments and formatting (never in the
+tree), and the annotations of annotated assignments in function bodies,
+which Python neither evaluates nor stores (names read only there are not
+followed either). Parameter and return annotations count. Class-level
+annotations count, except under ``from __future__ import annotations`` in a
+plain class (:meth:`PythonFile._inert_annotations`): there a declaration
+``x: T`` records that ``x`` is declared and ``x: T = v`` its value, and
+code reading ``__annotations__`` of the class depends on every annotation.
 
 Out of reach: the code of other modules (an import is seen as a binding, not
 as what it imports), anything decided at run time (``getattr``, monkeypatching,
@@ -119,6 +134,53 @@ def canon(node: object) -> str:
     if isinstance(node, list):
         return "[" + ",".join(canon(item) for item in node) + "]"
     return repr(node)
+
+
+def behaviour_canon(node: object, in_function: bool = False) -> str:
+    """:func:`canon` without the annotations of annotated assignments inside function bodies.
+
+    Python never evaluates such an annotation (``x: Foo = 1`` or ``self.a:
+    Foo = 1`` in a function body only assigns; the annotation is not stored
+    either): the compiler evaluates the annotation of an annotated assignment
+    only at module or class level. The assignment, its target and its value
+    stay, and so does a bare ``x: Foo``, which still makes ``x`` local. A
+    class body inside a function is class level again, so its annotations
+    count. Parameter and return annotations always count (they are evaluated
+    or stored when the function is defined, and read by ``typing.get_type_hints``).
+    """
+    if isinstance(node, ast.AST):
+        parts = []
+        for name in node._fields:
+            if name == "annotation" and in_function and isinstance(node, ast.AnnAssign):
+                continue
+            value = getattr(node, name, None)
+            if name == "body" and isinstance(node, _DOCSTRING_HOLDERS) and value and _is_docstring(value[0]):
+                value = value[1:]
+            if value is None or (isinstance(value, list) and not value):
+                continue
+            inner = in_function
+            if name == "body" and isinstance(node, _DEF_TYPES + (ast.Lambda,)):
+                inner = not isinstance(node, ast.ClassDef)
+            parts.append(f"{name}={behaviour_canon(value, inner)}")
+        return f"{type(node).__name__}({','.join(parts)})"
+    if isinstance(node, list):
+        return "[" + ",".join(behaviour_canon(item, in_function) for item in node) + "]"
+    return repr(node)
+
+
+def _unevaluated_annotations(node: ast.AST, in_function: bool = False) -> Iterator[ast.AST]:
+    """The annotations of annotated assignments in function bodies under ``node`` (see :func:`behaviour_canon`)."""
+    if isinstance(node, ast.AnnAssign) and in_function:
+        yield node.annotation
+    for name, value in ast.iter_fields(node):
+        inner = in_function
+        if name == "body" and isinstance(node, _DEF_TYPES + (ast.Lambda,)):
+            inner = not isinstance(node, ast.ClassDef)
+        if name == "annotation" and isinstance(node, ast.AnnAssign) and in_function:
+            continue
+        for child in value if isinstance(value, list) else [value]:
+            if isinstance(child, ast.AST):
+                yield from _unevaluated_annotations(child, inner)
 
 
 def count_nodes(node: ast.AST) -> int:
@@ -284,7 +346,8 @@ class PythonFile:
         self._walk(self.tree.body, self.module, "", ())
         self._global_rebinds()
         self._tables = self._symtables()
-        self._canon_cache: dict[int, str] = {}
+        self._canon_cache: dict[tuple[int, str], str] = {}
+        self._read_cache: dict[int, set[str]] = {}
         self._rule = "precise"
         #: Each label's distance from the symbol in the last :meth:`dependencies` call, 0 for its own binding.
         self.depths: dict[str, int] = {}
@@ -402,10 +465,27 @@ class PythonFile:
     # -- what a piece of code reads ----------------------------------------------------------
 
     def _code(self, node: ast.AST) -> str:
-        key = id(node)
+        key = (id(node), self._rule)
         if key not in self._canon_cache:
-            self._canon_cache[key] = canon(node)
+            self._canon_cache[key] = behaviour_canon(node) if self._rule == "precise" else canon(node)
         return self._canon_cache[key]
+
+    def _read_globals(self, node: ast.AST) -> set[str]:
+        """:meth:`_globals_of`, less (precise rule) names read only in annotations Python never evaluates."""
+        names = self._globals_of(node)
+        if self._rule != "precise":
+            return names
+        if id(node) in self._read_cache:
+            return self._read_cache[id(node)]
+        skipped = {id(sub) for root in _unevaluated_annotations(node) for sub in ast.walk(root)}
+        if not skipped:
+            self._read_cache[id(node)] = names
+            return names
+        elsewhere = {sub.id for sub in ast.walk(node) if isinstance(sub, ast.Name) and id(sub) not in skipped}
+        only_there = {sub.id for root in _unevaluated_annotations(node) for sub in ast.walk(root)
+                      if isinstance(sub, ast.Name)} - elsewhere
+        self._read_cache[id(node)] = names - only_there
+        return self._read_cache[id(node)]
 
     def _globals_of(self, node: ast.AST) -> set[str]:
         """Module-level (or builtin) names read or written by a def/class body, nested scopes included."""
@@ -451,9 +531,9 @@ class PythonFile:
                          if self._resolve(scope, n) == ("m", "", n)}
                 if node.returns is not None:  # type: ignore[union-attr]
                     outer |= {n for n in _loaded_names(node.returns) if self._resolve(scope, n) == ("m", "", n)}  # type: ignore[union-attr]
-                dropped, narrowed = self._narrow_classes(node, self._globals_of(node) | outer, dropped,
+                dropped, narrowed = self._narrow_classes(node, self._read_globals(node) | outer, dropped,
                                                          scope if scope.kind == "class" else None)
-            out |= {("m", "", n) for n in self._globals_of(node) if n not in dropped}
+            out |= {("m", "", n) for n in self._read_globals(node) if n not in dropped}
             out |= narrowed
             outer_exprs: list[ast.AST] = list(node.decorator_list)
             if isinstance(node, ast.ClassDef):
@@ -543,7 +623,7 @@ class PythonFile:
             value = sub.value
             through_self = first is not None and isinstance(value, ast.Name) and value.id == first
             if through_self:
-                if isinstance(sub.ctx, ast.Load) or id(sub) in augmented or self._class_binds(cls, sub.attr):
+                if isinstance(sub.ctx, ast.Load) or id(sub) in augmented or self._class_binds(cls, sub.attr, declared=False):
                     out.add(("m", cls.qualname, sub.attr))
             elif _is_type_of(value, first):
                 out.add(("m", cls.qualname, sub.attr))
@@ -884,9 +964,9 @@ class PythonFile:
         synthetic = ast.FunctionDef(name="", args=node.args, body=body or [ast.Pass()], decorator_list=node.decorator_list,
                                     returns=None, type_comment=None)
         ast.copy_location(synthetic, node)
-        text = json.dumps(["sets self." + attr, canon(synthetic)])
+        text = json.dumps(["sets self." + attr, behaviour_canon(synthetic)])
         names = (_loaded_names(*body, *node.decorator_list, *[d for d in node.args.defaults + node.args.kw_defaults if d])
-                 & self._globals_of(node))
+                 & self._read_globals(node))
         dropped, narrowed = self._narrow_classes(synthetic, names, self._drops_own_class(cls, synthetic), cls)
         reads = {("m", "", n) for n in names if n not in dropped} | narrowed
         reads |= self._precise_extras(cls, synthetic)
@@ -982,11 +1062,39 @@ class PythonFile:
                     return reason
         return ""
 
-    def _class_binds(self, cls: _Scope, name: str, depth: int = 0) -> bool:
-        """Whether ``cls`` or a base defined in this module binds ``name`` at class level."""
-        if name in cls.bindings:
+    def _class_binds(self, cls: _Scope, name: str, depth: int = 0, declared: bool = True) -> bool:
+        """Whether ``cls`` or a base defined in this module binds ``name`` at class level.
+
+        With ``declared=False``, an annotation without a value in a class
+        whose annotations are inert (:meth:`_inert_annotations`) does not
+        count: it creates no class attribute, so ``self.name = v`` runs no
+        setter of it.
+        """
+        bindings = cls.bindings.get(name, [])
+        if bindings and (declared or not (all(_declaration(b) for b in bindings) and self._inert_annotations(cls))):
             return True
-        return depth < 20 and any(self._class_binds(base, name, depth + 1) for base in self._local_bases(cls))
+        return depth < 20 and any(self._class_binds(base, name, depth + 1, declared) for base in self._local_bases(cls))
+
+    def _future_annotations(self) -> bool:
+        """Whether the module starts with ``from __future__ import annotations``."""
+        return any(isinstance(stmt, ast.ImportFrom) and stmt.module == "__future__"
+                   and any(a.name == "annotations" for a in stmt.names) for stmt in self.tree.body)
+
+    def _inert_annotations(self, cls: _Scope) -> bool:
+        """Whether the class-level annotations of ``cls`` cannot change what its code does (precise rule).
+
+        Under ``from __future__ import annotations`` a class-level annotation
+        is stored as a string in ``__annotations__`` and never evaluated when
+        the class is created; in a plain class (:meth:`_plain`: no metaclass,
+        no decorator such as ``dataclass``, no ``__init_subclass__``, no base
+        from elsewhere such as ``NamedTuple``, ``TypedDict`` or a model base)
+        nothing of the file reads ``__annotations__`` on its creation either.
+        Code that reads the class's ``__annotations__`` by name depends on
+        all of them (the member ``__annotations__``); code elsewhere that
+        introspects the class (``typing.get_type_hints``) is out of reach, as
+        is any other code of another module.
+        """
+        return self._rule == "precise" and self._future_annotations() and cls.node is not None and self._plain(cls)
 
     def _local_bases(self, cls: _Scope) -> list[_Scope]:
         """Base classes of ``cls`` that are classes defined at this module's top level."""
@@ -1009,15 +1117,24 @@ class PythonFile:
         if kind == "shell":
             return f"class {scope}"
         if kind == "sets":
-            method, attr = name.split(" ", 1)
+            method, attr = name.split(" ")[:2]
             return f"{scope}.{method}[self.{attr}]"
+        if kind == "up":
+            return f"{scope}.{name.split(' ')[0]}"
         return f"{scope}.{name}" if scope else name
 
     def _record(self, item: tuple[str, str, str], own: ast.AST) -> tuple[str, set[tuple[str, str, str]]]:
         """The canonical text of one dependency item, and the items it reads in turn."""
         kind, scope_name, name = item
         if kind == "sets":
-            return self._slice_record(self.scopes[scope_name], *name.split(" ", 1))
+            method, attr, *receivers = name.split(" ")
+            text, sliced = self._slice_record(self.scopes[scope_name], method, attr)
+            if receivers:
+                sliced = {_in_context(r, scope_name, receivers[0]) for r in sliced}
+            return text, sliced
+        receiver = None
+        if kind == "up":  # the member as found on one exact class, for an instance of ``receiver``
+            name, receiver = name.split(" ", 1)
         if kind == "shell":
             scope = self.scopes[scope_name]
             node = scope.node
@@ -1048,7 +1165,17 @@ class PythonFile:
         bindings = scope.bindings.get(name, [])
         record = []
         reads = set()
+        inert = scope.kind == "class" and self._rule == "precise" and self._inert_annotations(scope)
+        if inert and name == "__annotations__":
+            for annotated in (b for bs in scope.bindings.values() for b in bs if b.kind == "annassign"):
+                record.append([annotated.kind, canon(annotated.node), annotated.context])
         for b in bindings:
+            if inert and b.kind == "annassign":
+                value = cast(ast.AnnAssign, b.node).value
+                record.append(["declared" if value is None else "assign", "" if value is None else self._code(value), b.context])
+                reads |= {self._resolve(scope, n) for n in _loaded_names(*b.context_nodes, value)}
+                reads.add(("shell", scope.qualname, ""))
+                continue
             record.append([b.kind, "<self>" if b.node is own else self._code(b.node), b.context])
             reads |= self._reads_of(b, scope)
         if scope.kind == "class":
@@ -1061,11 +1188,15 @@ class PythonFile:
                     reads |= {("m", scope.qualname, m) for m in assigners}
             if self._rule == "precise":
                 reads |= {("m", scope.qualname, m) for m in self._dynamic_setters(scope) if m not in assigners}
-            if not bindings or self._rule == "precise":
+                seen_from = receiver or scope.qualname
+                reads |= {("up", base.qualname, f"{name} {seen_from}") for base in self._local_bases(scope)}
+                if receiver is None:
+                    # ``self.name`` may dispatch to an override in a subclass defined in this file
+                    reads |= {("m", sub.qualname, name) for sub in self._local_subclasses(scope)}
+                elif receiver != scope.qualname:
+                    reads = {_in_context(r, scope.qualname, receiver) for r in reads}
+            elif not bindings:
                 reads |= {("m", base.qualname, name) for base in self._local_bases(scope)}
-            if self._rule == "precise":
-                # ``self.name`` may dispatch to an override in a subclass defined in this file
-                reads |= {("m", sub.qualname, name) for sub in self._local_subclasses(scope)}
         if not record:
             record = ["unbound", scope.stars if scope.kind == "module" else []]
         return json.dumps(record), reads
@@ -1120,6 +1251,29 @@ class PythonFile:
             out[self._label(item)] = done[item]
             self.depths[self._label(item)] = min(depth[item], self.depths.get(self._label(item), depth[item]))
         return out
+
+
+def _declaration(binding: _Binding) -> bool:
+    """An annotated name without a value (``x: int``): no attribute is bound."""
+    return binding.kind == "annassign" and cast(ast.AnnAssign, binding.node).value is None
+
+
+def _in_context(item: tuple[str, str, str], scope: str, receiver: str) -> tuple[str, str, str]:
+    """A read of class ``scope``'s code, made for an instance of its subclass ``receiver``.
+
+    ``self.x`` in a base's method, reached from a subclass, looks ``x`` up on
+    that subclass (its overrides, its bases, its own subclasses), never on a
+    sibling class that shares the base; the statements of a base's method
+    that set ``self.x`` are read in the same context.
+    """
+    kind, where, name = item
+    if where != scope:
+        return item
+    if kind == "m":
+        return ("m", receiver, name)
+    if kind == "sets" and name.count(" ") == 1:
+        return ("sets", scope, f"{name} {receiver}")
+    return item
 
 
 def _all_args(func: ast.AST) -> list[ast.arg]:

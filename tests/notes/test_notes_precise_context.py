@@ -1,0 +1,220 @@
+"""The precise rule's refinements, edit by edit in both directions.
+
+* **Receiver context**: a member found in a base, reached from a subclass,
+  is read as it is seen from that subclass: ``self.x`` in the base's code
+  resolves on the subclass, its bases and its own subclasses, never on a
+  sibling class that shares the base.
+* **Annotations Python never evaluates**: the annotation of an annotated
+  assignment in a function body (``x: Foo = 1``, ``self.a: Foo = v``) is
+  neither evaluated nor stored; parameter and return annotations, and
+  class-level ones, still count.
+* **Inert class annotations**: under ``from __future__ import annotations``,
+  in a class the file shows whole, a class-level annotation is a string
+  nobody reads on creation: its text does not count (its value, if any,
+  does), except for code that reads ``__annotations__``.
+
+Each row anchors a note, applies one edit and checks the status:
+DEPENDENCY_CHANGED where the edit can change what the note's code does,
+FRESH where it cannot.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from cvlib.notes import AnchorStatus, anchor, locate
+
+F, D = AnchorStatus.FRESH, AnchorStatus.DEPENDENCY_CHANGED
+
+HIERARCHY = '''
+class Mixin:
+    def hook(self):
+        return self.kind()
+
+
+class Request(Mixin):
+    def __init__(self):
+        self.headers = {}
+
+    def kind(self):
+        return "request"
+
+
+class Prepared(Mixin):
+    def kind(self):
+        return "prepared"
+
+    def run(self):
+        return self.hook()
+
+    def send(self):
+        return self.headers
+
+
+class Base:
+    def __init__(self):
+        self.value = self.make()
+
+    def make(self):
+        return 0
+
+
+class Left(Base):
+    def make(self):
+        return 1
+
+    def get(self):
+        return self.value
+
+
+class Right(Base):
+    def make(self):
+        return 2
+'''
+
+ANNOTATIONS = '''
+class Thing:
+    size = 1
+
+    def grow(self):
+        return 2
+
+
+def helper():
+    x: Thing = 1
+    return x
+
+
+def user():
+    return helper()
+
+
+def typed(p: int = 0):
+    return p
+
+
+def calls_typed():
+    return typed()
+
+
+def factory():
+    class Local:
+        y: Thing = 1
+    return Local
+
+
+def uses_factory():
+    return factory()
+
+
+class Holder:
+    def __init__(self, v):
+        self.a: Thing = v
+
+    def read(self):
+        return self.a
+'''
+
+INERT = '''from __future__ import annotations
+
+
+class Resp:
+    reason: str | None
+    code: int = 0
+
+    def __init__(self):
+        self.reason = None
+
+    def ok(self):
+        return self.reason is None
+
+    def get_code(self):
+        return self.code
+
+    def hints(self):
+        return type(self).__annotations__
+'''
+
+
+def _sub(old: str, new: str):
+    def edit(src: str) -> str:
+        assert old in src, old
+        return src.replace(old, new, 1)
+    return edit
+
+
+REQUEST_KIND = _sub('return "request"', 'return "REQUEST"')
+PREPARED_KIND = _sub('return "prepared"', 'return "PREPARED"')
+REASON = _sub("    reason: str | None\n", "    reason: str\n")
+
+#: (case, source, anchored symbol, edit, expected status)
+CASES = [
+    # receiver context: siblings that share a base are out of the subclass's reach
+    ("a sibling's override of what the base calls", HIERARCHY, "Prepared.run", REQUEST_KIND, F),
+    ("the receiver's own override the base calls back", HIERARCHY, "Prepared.run", PREPARED_KIND, D),
+    ("the base's method itself", HIERARCHY, "Prepared.run", _sub("return self.kind()", "return self.kind() * 2"), D),
+    ("the base's method, any subclass may be the receiver", HIERARCHY, "Mixin.hook", REQUEST_KIND, D),
+    ("a subclass of the receiver overrides it", HIERARCHY + "\n\nclass Special(Prepared):\n    def kind(self):\n"
+     "        return 's'\n", "Prepared.run", _sub("return 's'", "return 'S'"), D),
+    ("a subclass of the receiver also derives from the sibling", HIERARCHY + "\n\nclass Both(Request, Prepared):\n"
+     "    pass\n", "Prepared.run", REQUEST_KIND, D),
+    ("an attribute the base leaves unbound, set by a sibling", HIERARCHY, "Prepared.send",
+     _sub("self.headers = {}", "self.headers = []"), F),
+    ("a sibling's override used by the base's __init__", HIERARCHY, "Left.get", _sub("return 2", "return 3"), F),
+    ("the receiver's override used by the base's __init__", HIERARCHY, "Left.get", _sub("return 1", "return 5"), D),
+    ("the base's assignment of the attribute", HIERARCHY, "Left.get", _sub("self.value = self.make()",
+                                                                          "self.value = self.make() + 1"), D),
+    # annotations inside function bodies are never evaluated
+    ("a local annotation changed", ANNOTATIONS, "user", _sub("x: Thing = 1", "x: int = 1"), F),
+    ("a class named only in a local annotation changed", ANNOTATIONS, "user", _sub("size = 1", "size = 2"), F),
+    ("the annotated local's value changed", ANNOTATIONS, "user", _sub("x: Thing = 1", "x: Thing = 2"), D),
+    ("an attribute's annotation in __init__ changed", ANNOTATIONS, "Holder.read", _sub("self.a: Thing = v",
+                                                                                     "self.a: int = v"), F),
+    ("an attribute's value in __init__ changed", ANNOTATIONS, "Holder.read", _sub("self.a: Thing = v",
+                                                                                "self.a: Thing = v * 2"), D),
+    ("a parameter annotation of a callee changed", ANNOTATIONS, "calls_typed", _sub("p: int = 0", "p: str = 0"), D),
+    ("a class-level annotation in a local class changed", ANNOTATIONS, "uses_factory", _sub("y: Thing = 1",
+                                                                                          "y: int = 1"), D),
+    ("a class read by a local class's annotation, its header changed", ANNOTATIONS, "uses_factory",
+     _sub("class Thing:", "class Thing(int):"), D),
+    ("a class named only in a local annotation, its header changed", ANNOTATIONS, "user",
+     _sub("class Thing:", "class Thing(int):"), F),
+    # class-level annotations under the future import, in a plain class
+    ("a declared attribute's annotation changed", INERT, "Resp.ok", REASON, F),
+    ("a declared attribute's annotation changed, the store", INERT, "Resp.__init__", REASON, F),
+    ("the declaration became a property", INERT, "Resp.__init__",
+     _sub("    reason: str | None\n", "    reason = property(lambda s: 1)\n"), D),
+    ("an attribute's annotation changed, not its value", INERT, "Resp.get_code", _sub("code: int = 0",
+                                                                                    "code: float = 0"), F),
+    ("an annotated attribute's value changed", INERT, "Resp.get_code", _sub("code: int = 0", "code: int = 1"), D),
+    ("code that reads __annotations__", INERT, "Resp.hints", REASON, D),
+    ("without the future import", INERT.replace("from __future__ import annotations\n", ""), "Resp.ok", REASON, D),
+    ("a class decorator may read the annotations", INERT.replace("class Resp:", "@register\nclass Resp:"), "Resp.ok",
+     REASON, D),
+    ("a base from elsewhere may read the annotations", INERT.replace("class Resp:", "class Resp(Model):"), "Resp.ok",
+     REASON, D),
+]
+
+
+@pytest.mark.parametrize(("case", "source", "qualname", "edit", "expected"), CASES, ids=[c[0] for c in CASES])
+def test_precise_rule_refinements(case, source, qualname, edit, expected):
+    stored = anchor({"m.py": source}, "m.py", qualname)
+    where = locate(stored, {"m.py": edit(source)})
+    assert where.status is expected, (case, where)
+
+
+def test_the_rows_cover_both_directions():
+    statuses = [c[4] for c in CASES]
+    assert statuses.count(F) >= 9 and statuses.count(D) >= 12
+
+
+@pytest.mark.parametrize(("source", "qualname", "edit"), [
+    (ANNOTATIONS, "user", _sub("x: Thing = 1", "x: int = 1")),
+    (INERT, "Resp.ok", REASON),
+])
+def test_the_wide_rule_is_unchanged_by_the_refinements(source, qualname, edit):
+    from cvlib.notes.python import PythonFile
+
+    before, after = PythonFile(source, "m.py"), PythonFile(edit(source), "m.py")
+    assert before.dependencies(qualname, "wide") != after.dependencies(qualname, "wide")
+    assert before.dependencies(qualname) == after.dependencies(qualname)
