@@ -70,6 +70,14 @@ annotations count, except under ``from __future__ import annotations`` in a
 plain class (:meth:`PythonFile._inert_annotations`): there a declaration
 ``x: T`` records that ``x`` is declared and ``x: T = v`` its value, and
 code reading ``__annotations__`` of the class depends on every annotation.
+The statements of a method that set an attribute (its slice) are compared
+without the method's parameter annotations unless the method is decorated:
+an annotation never changes what the statements do with the arguments they
+get (it is evaluated once, when the method is defined, into
+``__annotations__``, or never under the future import); code that chooses
+the arguments by it (a framework that constructs the class) is a caller
+elsewhere, out of reach like any caller. A metaclass ``abc.ABCMeta`` is no
+fallback: it changes no member lookup.
 
 Out of reach: the code of other modules (an import is seen as a binding, not
 as what it imports), anything decided at run time (``getattr``, monkeypatching,
@@ -961,7 +969,10 @@ class PythonFile:
             if mentioned <= wanted:
                 break
             wanted |= mentioned
-        synthetic = ast.FunctionDef(name="", args=node.args, body=body or [ast.Pass()], decorator_list=node.decorator_list,
+        args = node.args
+        if not node.decorator_list and self._rule == "precise":
+            args = _unannotated(args)  # annotations steer callers elsewhere, never these statements
+        synthetic = ast.FunctionDef(name="", args=args, body=body or [ast.Pass()], decorator_list=node.decorator_list,
                                     returns=None, type_comment=None)
         ast.copy_location(synthetic, node)
         text = json.dumps(["sets self." + attr, behaviour_canon(synthetic)])
@@ -1040,7 +1051,7 @@ class PythonFile:
         """A reason found on the class itself or on a base of the file: metaclass, decorator, dynamic attributes, descriptor."""
         node = cls.node
         assert isinstance(node, ast.ClassDef)
-        if any(k.arg == "metaclass" for k in node.keywords):
+        if any(k.arg == "metaclass" and not self._abc_meta(k.value) for k in node.keywords):
             return "metaclass"
         if any(isinstance(b, ast.Name) and b.id == "type" for b in node.bases):
             return "metaclass"
@@ -1061,6 +1072,36 @@ class PythonFile:
                 if reason:
                     return reason
         return ""
+
+    def _abc_meta(self, expr: ast.AST) -> bool:
+        """Whether a metaclass expression is the standard library's ``abc.ABCMeta`` (precise rule).
+
+        ``ABCMeta`` changes no attribute lookup and no method of the class:
+        it records the abstract methods when the class is created (so that
+        constructing a class with abstract methods left raises) and keeps a
+        registry for ``isinstance``. A method reading ``self.x`` runs on an
+        instance that exists, so its members resolve as for a plain class;
+        the class still is not plain (:meth:`_plain`), so constructing it or
+        testing ``isinstance`` by name counts the whole class or its header.
+        Only the name bound once by ``from abc import ABCMeta`` (or
+        ``abc.ABCMeta`` after a single ``import abc``) counts.
+        """
+        if self._rule != "precise":
+            return False
+        if isinstance(expr, ast.Name):
+            name, module, attr = expr.id, "abc", "ABCMeta"
+        elif isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name) and expr.attr == "ABCMeta":
+            name, module, attr = expr.value.id, "abc", ""
+        else:
+            return False
+        bindings = self.module.bindings.get(name, [])
+        if len(bindings) != 1 or bindings[0].kind != "import" or self.module.stars:
+            return False
+        stmt = bindings[0].node
+        if attr:
+            return (isinstance(stmt, ast.ImportFrom) and stmt.module == module and not stmt.level
+                    and [a.name for a in stmt.names] == [attr])
+        return isinstance(stmt, ast.Import) and [a.name for a in stmt.names] == [module]
 
     def _class_binds(self, cls: _Scope, name: str, depth: int = 0, declared: bool = True) -> bool:
         """Whether ``cls`` or a base defined in this module binds ``name`` at class level.
@@ -1251,6 +1292,16 @@ class PythonFile:
             out[self._label(item)] = done[item]
             self.depths[self._label(item)] = min(depth[item], self.depths.get(self._label(item), depth[item]))
         return out
+
+
+def _unannotated(args: ast.arguments) -> ast.arguments:
+    """A copy of a signature with its parameter annotations left out."""
+    out = copy.copy(args)
+    for name in ("posonlyargs", "args", "kwonlyargs"):
+        setattr(out, name, [ast.arg(arg=a.arg) for a in getattr(args, name)])
+    out.vararg = ast.arg(arg=args.vararg.arg) if args.vararg is not None else None
+    out.kwarg = ast.arg(arg=args.kwarg.arg) if args.kwarg is not None else None
+    return out
 
 
 def _declaration(binding: _Binding) -> bool:
