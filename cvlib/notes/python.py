@@ -27,9 +27,7 @@ the class is bound). A symbol depends on:
 
 * **its own binding record** (label: its own name), in which its own code is
   a placeholder: a later ``def`` of the same name, ``target = helper``, or
-  moving the definition under ``if False:`` changes it; for a method, a
-  subclass's override of its name is not in it (precise rule: the override
-  runs instead of the noted code, never inside it);
+  moving the definition under ``if False:`` changes it;
 * every **module-level name its code reads** (functions it calls, constants,
   classes, decorators, default values, annotations), resolved with
   ``symtable``, **transitively** through the code of those names; a name
@@ -1275,10 +1273,6 @@ class PythonFile:
             raise NotesError(f"{self.path!r} defines no symbol {qualname!r}")
         self._rule = rule
         start = ("m", sym.scope.qualname, sym.name)
-        if rule == "precise" and sym.scope.kind == "class":
-            # the note's own code: its class's binding of the name (and the bases' it shadows), not a
-            # subclass's override, which runs instead of this code, never inside it
-            start = ("up", sym.scope.qualname, f"{sym.name} {sym.scope.qualname}")
         todo = deque([(start, 0)])
         if sym.scope.kind == "function":
             todo.append((_member_of(sym.scope), 0))
