@@ -577,9 +577,45 @@ class PythonFile:
         """
         if self._rule == "wide":
             return self._wide_extras(cls, method)
-        if self.fallback_reason_of(cls, method):
+        reason = self.fallback_reason_of(cls, method)
+        if reason == "getattr/setattr on self" and not self._class_fallback(cls) and _sets_by_name_only(
+                method, self._module_functions()):
+            return self._precise_extras(cls, method) | self._settable_members(cls)
+        if reason:
             return self._wide_extras(cls, method) | {_member_of_class(b) for b in self._all_local_bases(cls)}
         return self._precise_extras(cls, method)
+
+    def _settable_members(self, cls: _Scope) -> set[tuple[str, str, str]]:
+        """What ``setattr(self, name, v)`` with any name may run: every class-level binding but plain functions.
+
+        Setting an instance attribute runs code of the class only through a
+        class-level object that handles assignment (a property's setter, a
+        descriptor, anything bound by an assignment or a decorated ``def``)
+        in the class, a base or a subclass of the file; a plain method of the
+        same name is only shadowed, which the readers of that name see
+        through their own records (every dynamic setter counts for them).
+        Each such member counts by its record as assignment sees it (label
+        ``Class.name[setattr]``): a ``@property`` getter or a plain function
+        by what it is, not by its body (assignment never runs them), a
+        setter, deleter or value whole, with what it reads.
+        """
+        out: set[tuple[str, str, str]] = set()
+        below = [s for s in self.scopes.values() if s.kind == "class" and cls in self._all_local_bases(s)]
+        for scope in [cls] + self._all_local_bases(cls) + below:
+            out.add(("shell", scope.qualname, ""))
+            out |= {("set", scope.qualname, name) for name, bindings in scope.bindings.items()
+                    if not all(isinstance(b.node, _FUNC_TYPES) and not b.node.decorator_list for b in bindings)}
+        return out
+
+    def _runs_on_get_only(self, binding: _Binding) -> bool:
+        """A plain ``def`` or a ``@property`` getter: code that setting the attribute never runs."""
+        node = binding.node
+        if not isinstance(node, _FUNC_TYPES):
+            return False
+        property_free = "property" not in self.module.bindings and not self.module.stars
+        return not node.decorator_list or (property_free and len(node.decorator_list) == 1
+                                           and isinstance(node.decorator_list[0], ast.Name)
+                                           and node.decorator_list[0].id == "property")
 
     def _all_local_bases(self, cls: _Scope, depth: int = 0) -> list[_Scope]:
         """Bases of the file, transitively."""
@@ -1162,6 +1198,8 @@ class PythonFile:
             return f"{scope}.{method}[self.{attr}]"
         if kind == "up":
             return f"{scope}.{name.split(' ')[0]}"
+        if kind == "set":
+            return f"{scope}.{name}[setattr]"
         return f"{scope}.{name}" if scope else name
 
     def _record(self, item: tuple[str, str, str], own: ast.AST) -> tuple[str, set[tuple[str, str, str]]]:
@@ -1217,8 +1255,17 @@ class PythonFile:
                 reads |= {self._resolve(scope, n) for n in _loaded_names(*b.context_nodes, value)}
                 reads.add(("shell", scope.qualname, ""))
                 continue
+            if kind == "set" and self._runs_on_get_only(b):
+                getter = bool(cast(ast.FunctionDef, b.node).decorator_list)
+                record.append([b.kind, "<property getter>" if getter else "<function>", b.context])
+                continue
             record.append([b.kind, "<self>" if b.node is own else self._code(b.node), b.context])
             reads |= self._reads_of(b, scope)
+        if kind == "set":  # the record as for a read, what it reads narrowed to what setting runs
+            assigners = sorted(scope.self_assigned.get(name, ()))
+            if assigners:
+                record.append(["assigned on self in", assigners])
+            return json.dumps(record), reads
         if scope.kind == "class":
             assigners = sorted(scope.self_assigned.get(name, ()))
             if assigners:
@@ -1421,6 +1468,34 @@ def _self_calls(func: ast.AST, first: str) -> set[str]:
                     isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "super"):
                 out.add(sub.func.attr)
     return out
+
+
+def _sets_by_name_only(func: ast.AST, module_functions: set[str]) -> bool:
+    """A method whose only defeat of the analysis is ``setattr``/``delattr`` on its first parameter.
+
+    No ``getattr``/``hasattr`` on it (which may read any member), no
+    ``vars()`` or ``__dict__``, and it is not handed to a function of the
+    file.
+    """
+    first = _first_param(func)
+    if first is None:
+        return False
+    found = False
+    for sub in ast.walk(func):
+        if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Name):
+            on_self = bool(sub.args) and _refers_to_self(sub.args[0], first)
+            if sub.func.id in ("getattr", "hasattr") and on_self:
+                return False
+            if sub.func.id in ("setattr", "delattr") and on_self:
+                found = True
+            if sub.func.id == "vars" and (not sub.args or on_self):
+                return False
+            if sub.func.id in module_functions and any(
+                    _refers_to_self(a, first) for a in list(sub.args) + [k.value for k in sub.keywords]):
+                return False
+        if isinstance(sub, ast.Attribute) and sub.attr == "__dict__" and _refers_to_self(sub.value, first):
+            return False
+    return found
 
 
 def _sets_dynamically(func: ast.AST) -> bool:

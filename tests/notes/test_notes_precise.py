@@ -160,7 +160,12 @@ def test_each_fallback_trigger_falls_back_to_the_wide_rule(reason, source):
     stored = anchor({"m.py": source}, "m.py", "K.m")
     edited = source.replace("    b = 2\n", "    b = 3\n")
     assert locate(stored, {"m.py": edited}).status is D
-    assert parsed.dependencies("K.m") == parsed.dependencies("K.m", "wide")
+    if "setattr(self" in source:
+        # setattr alone reaches what assignment runs: the class-level members, as assignment sees them
+        precise = {label.removesuffix("[setattr]") for label in parsed.dependencies("K.m")}
+        assert precise == set(parsed.dependencies("K.m", "wide"))
+    else:
+        assert parsed.dependencies("K.m") == parsed.dependencies("K.m", "wide")
 
 
 def test_a_plain_method_does_not_fall_back():

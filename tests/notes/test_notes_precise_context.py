@@ -12,6 +12,10 @@
   attribute are compared without the method's parameter annotations unless
   it is decorated (a decorator may validate by them).
 * **abc.ABCMeta** is no fallback for the methods of a class.
+* **setattr with any name**: a method whose only defeat is ``setattr(self,
+  name, v)`` counts what assignment can run (class-level values, property
+  setters and descriptors of the class, its bases and subclasses of the
+  file), not its bases whole.
 * **Inert class annotations**: under ``from __future__ import annotations``,
   in a class the file shows whole, a class-level annotation is a string
   nobody reads on creation: its text does not count (its value, if any,
@@ -163,6 +167,56 @@ def make():
     return Stream()
 '''
 
+DYNAMIC = '''
+class Base:
+    def describe(self):
+        return "b"
+
+    @property
+    def level(self):
+        return self._level
+
+    @level.setter
+    def level(self, value):
+        self._level = int(value)
+
+
+class Store(Base):
+    limit = 3
+
+    def __init__(self):
+        self.items = []
+
+    @property
+    def size(self):
+        return len(self.items)
+
+    @property
+    def mode(self):
+        return self._mode
+
+    @mode.setter
+    def mode(self, value):
+        self._mode = value.lower()
+
+    def load(self, state):
+        for key, value in state.items():
+            setattr(self, key, value)
+
+    def total(self):
+        return self.limit + len(self.items)
+
+
+class Special(Store):
+    @property
+    def flag(self):
+        return 1
+
+    @flag.setter
+    def flag(self, value):
+        self._flag = bool(value)
+'''
+
 INERT = '''from __future__ import annotations
 
 
@@ -244,6 +298,20 @@ CASES = [
     ("another metaclass still falls back", ABSTRACT.replace("from abc import ABCMeta, abstractmethod",
                                                              "from abc import abstractmethod\nfrom m2 import ABCMeta"),
      "Stream.total", _sub('self.tag = "t"', 'self.tag = "u"'), D),
+    # setattr(self, name, v) with any name: what assignment can run, not the whole bases
+    ("setattr, a base's plain method changed", DYNAMIC, "Store.total", _sub('return "b"', 'return "c"'), F),
+    ("setattr, a property getter changed", DYNAMIC, "Store.total", _sub("return len(self.items)",
+                                                                      "return len(self.items) or 0"), F),
+    ("setattr, a property setter changed", DYNAMIC, "Store.total", _sub("value.lower()", "value.upper()"), D),
+    ("setattr, a base's property setter changed", DYNAMIC, "Store.total", _sub("int(value)", "float(value)"), D),
+    ("setattr, a subclass's property setter changed", DYNAMIC, "Store.total", _sub("bool(value)", "not value"), D),
+    ("setattr, a getter became a setter", DYNAMIC, "Store.total",
+     _sub("        return len(self.items)\n", "        return len(self.items)\n\n    @size.setter\n"
+          "    def size(self, value):\n        self.items = [None] * value\n"), D),
+    ("setattr, a class attribute changed", DYNAMIC, "Store.total", _sub("limit = 3", "limit = 4"), D),
+    ("getattr as well, a base's plain method changed", DYNAMIC.replace("setattr(self, key, value)",
+                                                                       "setattr(self, key, getattr(self, key))"),
+     "Store.total", _sub('return "b"', 'return "c"'), D),
     # class-level annotations under the future import, in a plain class
     ("a declared attribute's annotation changed", INERT, "Resp.ok", REASON, F),
     ("a declared attribute's annotation changed, the store", INERT, "Resp.__init__", REASON, F),
@@ -286,6 +354,7 @@ def test_abcmeta_is_no_fallback_but_an_imported_namesake_is():
     (INERT, "Resp.ok", REASON),
     (SLICES, "Plain.get", _sub("v: int, w", "v: float, w")),
     (ABSTRACT, "Stream.total", _sub('self.tag = "t"', 'self.tag = "u"')),
+    (DYNAMIC, "Store.total", _sub('return "b"', 'return "c"')),
 ])
 def test_the_wide_rule_is_unchanged_by_the_refinements(source, qualname, edit):
     from cvlib.notes.python import PythonFile
