@@ -50,7 +50,9 @@ the class is bound). A symbol depends on:
   that class and its bases. The wide rule
   (``rule="wide"``) counts every class-level attribute for every method, a
   setter method whole, and a base whole; the precise rule falls back to it
-  where code defeats the analysis (:data:`FALLBACK_REASONS`);
+  where code defeats the analysis (:data:`FALLBACK_REASONS`), except that a
+  method whose only such code is ``setattr(self, name, v)`` counts what
+  assignment can run (:meth:`PythonFile._settable_members`);
 * for a **module-level class read by name** (precise rule): what the use
   needs: the header and binding for
   ``isinstance``, ``issubclass``, ``except`` and annotations; the member for
