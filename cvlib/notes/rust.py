@@ -16,25 +16,55 @@ trait: ``Iterator::next``), ``nested`` (a ``fn`` inside a ``fn``:
 part of the normalized hash. A qualified name defined twice (``#[cfg]``
 variants) gets an ordinal suffix from its second definition on.
 
-Dependencies (the same rule as for Python, within one file)
------------------------------------------------------------
+Dependencies (within one file)
+------------------------------
 * its own binding record: every item of the same name in the same module
   (a second, ``#[cfg]``-gated definition changes it);
 * every item of the file its code names -- functions it calls, ``const`` and
-  ``static`` items, types, traits, macros -- and ``use`` declarations as
-  written (``use a::b`` and ``use c::b`` differ), followed into the file's
-  inline modules when they name an item there, transitively;
-  ``Foo::new`` and ``Self::K`` name ``Foo``'s (or the own type's) associated
-  items in every ``impl`` of the file;
-* for a method: the header of its ``impl`` (generics, trait, type, where
-  clause), the type's definition when it is in the file, and each
-  ``self.method()`` it calls;
+  ``static`` items, types (their whole definitions), traits, macros (a
+  ``macro_rules!`` whole) -- and ``use`` declarations as written (``use a::b``
+  and ``use c::b`` differ), followed into the file's inline modules when they
+  name an item there, transitively; ``Foo::new`` and ``Self::K`` name
+  ``Foo``'s (or the own type's) associated items in every ``impl`` of the file;
+* for a method: the header of its ``impl`` (generics, trait, the implemented
+  type's arguments, where clause, the ``impl``'s own attributes) and each
+  ``self.method()`` it calls, resolved to the same-file ``impl`` items of that
+  name, transitively;
 * for a nested function: the enclosing function.
 
+What a method counts of its own type is where the two rules differ. Under the
+**wide** rule (``rule="wide"``) it counts the type's whole definition. Under
+the **precise** rule it counts the type's attributes, visibility, generics and
+where clause (so a derive or ``#[pyclass(...)]`` option changed withholds every
+method) and, for each field it reads -- ``self.x``, ``self.0``, ``other.x`` for
+a parameter of type ``&Self`` or ``PyRef<Self>``, also inside the arguments of
+the standard formatting and assertion macros and of a same-file
+``macro_rules!`` whose fragments are all expressions -- that field's
+declaration and what it names. That is sound as far as the file shows: code
+generated from the whole definition (a derive, pyo3's impls) runs only through
+a trait call on a value of the type, and a method whose code could make one
+counts the type whole instead (:data:`FALLBACK_REASONS`, reported per method
+by :meth:`RustFile.fallback_reason`): ``self`` used as a value (passed,
+matched, compared, formatted, dereferenced), ``self`` taken by value (its drop
+runs over every field; a same-file ``Drop`` impl counts too), a method on
+``self`` the file does not define for the type (derived, a trait's default, a
+``Deref`` target's; a same-file trait default of that name counts too), a
+field the definitions do not declare (``Deref``), ``self`` in another macro's
+tokens, the own type named as a type or value (``-> Self``, ``Self { .. }``,
+``Self::Variant``: constructors and enums), a trait's default method (``self``
+is any implementor), and an attribute macro on the type other than the
+compiler's own attributes and pyo3's ``#[pyclass]`` (taken at its documented
+word: it adds impls and leaves the fields as written), since such a macro may
+rewrite the fields. A field's declaration naming another type counts that
+type's whole definition.
+
 Out of reach: other files and crates (a ``use`` is a binding, not what it
-imports), trait dispatch to impls elsewhere, macros' expansions, build
-scripts, features and ``cfg`` values (an attribute is code; which cfg is on is
-not known), data files.
+imports), trait dispatch to impls elsewhere (and to impls of the file through
+generic code of other crates), method calls on values other than ``self`` and
+``&Self`` parameters (no type inference: ``x.m()`` for a local ``x`` of a type
+of the file is not followed), macros' expansions (a macro from elsewhere is a
+name; what it generates is not seen), build scripts, features and ``cfg``
+values (an attribute is code; which cfg is on is not known), data files.
 """
 
 from __future__ import annotations
