@@ -48,8 +48,9 @@ by :meth:`RustFile.fallback_reason`): ``self`` used as a value (passed,
 matched, compared, formatted, dereferenced), ``self`` taken by value (its drop
 runs over every field; a same-file ``Drop`` impl counts too), a method on
 ``self`` the file does not define for the type (derived, a trait's default, a
-``Deref`` target's; a same-file trait default of that name counts too), a
-field the definitions do not declare (``Deref``), ``self`` in another macro's
+``Deref`` target's, a macro's: a same-file trait default of that name and
+the file's item-level macro invocations count too), a field the definitions
+do not declare (``Deref``), ``self`` in another macro's
 tokens, the own type named as a type or value (``-> Self``, ``Self { .. }``,
 ``Self::Variant``: constructors and enums), a trait's default method (``self``
 is any implementor), and an attribute macro on the type other than the
@@ -179,6 +180,7 @@ class RustFile:
         self._canon: dict[tuple[int, int, str], str] = {}
         self.top = _Module("", None)
         self._modules: dict[str, _Module] = {"": self.top}
+        self._item_macros: list[tuple[Any, _Module]] = []  # macro invocations where items go: they may generate some
         try:
             self._items(self.root, self.top)
         except RecursionError:
@@ -211,6 +213,9 @@ class RustFile:
         for child in container.named_children:
             if child.type in _COMMENTS:
                 continue
+            if child.type == "macro_invocation" or (child.type == "expression_statement" and child.named_children
+                                                    and child.named_children[0].type == "macro_invocation"):
+                self._item_macros.append((child, module))
             if child.type == "attribute_item":
                 attrs.append(child)
                 continue
@@ -279,6 +284,8 @@ class RustFile:
             if child.type == "attribute_item":
                 attrs.append(child)
                 continue
+            if child.type == "macro_invocation":
+                self._item_macros.append((child, module))
             name_node = child.child_by_field_name("name")
             if name_node is None:
                 attrs = []
@@ -431,6 +438,8 @@ class RustFile:
             return f"{scope}.{name}"
         if kind == "d":
             return f"{scope} (attributes, generics)"
+        if kind == "g":
+            return "macro invocations among the items"
         return f"{scope}{name}" if name != "*" else f"{scope}* (glob imports)"
 
     def _record(self, item: tuple[str, str, str], own: tuple[int, int, str]) -> tuple[str, set[tuple[str, str, str]]]:
@@ -452,6 +461,10 @@ class RustFile:
             return self._field_record(scope, name)
         if kind == "d":
             return self._type_header_record(scope)
+        if kind == "g":
+            for node, module in self._item_macros:
+                reads |= self._reads(node, module, None)
+            return json.dumps([self.canon(node) for node, _ in self._item_macros]), reads
         if kind == "n":
             sym = self._by_qualname[scope]
             module = self._module_of(sym)
@@ -697,14 +710,14 @@ FALLBACK_REASONS: tuple[str, ...] = (
     "method on self not in the file", "field not declared in the file", "self in a macro's tokens", "own type named",
 )
 
-#: Attributes that are not macros (the compiler's own, and tool attributes): they cannot rewrite the item.
-#: ``pyclass`` (pyo3) is an attribute macro documented to add trait impls and leave the fields as written.
+#: Attributes that cannot rewrite the fields of their item (the compiler's own, tool attributes, and pyo3's
+#: ``pyclass``, an attribute macro documented to add trait impls and leave the fields as written).
 _INERT_ATTRIBUTES = frozenset({
     "derive", "repr", "allow", "warn", "deny", "forbid", "expect", "cfg", "cfg_attr", "doc", "non_exhaustive",
     "must_use", "deprecated", "automatically_derived", "rustfmt", "clippy", "pyclass",
 })
 
-#: Standard macros whose arguments are expressions: ``self.x`` in their tokens is a field read, ``self.m(..)`` a call.
+#: Standard macros whose arguments are expressions, so ``self.x`` in their tokens is a field read and ``self.m(..)`` a call.
 _EXPRESSION_MACROS = frozenset({
     "assert", "assert_eq", "assert_ne", "debug_assert", "debug_assert_eq", "debug_assert_ne", "format", "format_args",
     "print", "println", "eprint", "eprintln", "write", "writeln", "panic", "unreachable", "todo", "unimplemented",
@@ -758,6 +771,12 @@ def _struct_fields(node: Any) -> list[tuple[str, Any]] | None:
     return [(str(i), t) for i, t in enumerate(body.children_by_field_name("type"))]
 
 
+def _enum_variants(node: Any) -> list[Any]:
+    body = node.child_by_field_name("body")
+    return [v for v in (body.named_children if body is not None else [])
+            if v.type == "enum_variant" and v.child_by_field_name("name") is not None]
+
+
 def _field_declaration(node: Any, field: str) -> Any:
     for name, decl in _struct_fields(node) or []:
         if name == field:
@@ -804,6 +823,8 @@ class _MemberWalk:
             fields |= {name for name, _ in found}  # type: ignore[operator]
         self.fields = fields if items else None
         self.methods = {x.name for x in file.members.get(owner, [])}
+        self.variants = {_text(v.child_by_field_name("name")) for item in items if item.node.type == "enum_item"
+                         for v in _enum_variants(item.node)}
         self.reads: set[tuple[str, str, str]] = set()
         self.reasons: list[str] = []
         self.names: set[str] = {"self"}
@@ -834,21 +855,30 @@ class _MemberWalk:
             self.reads.add(("f", self.owner, name))
         else:
             self.reasons.append("field not declared in the file")
+            self._elsewhere(name)
 
     def _method(self, name: str) -> None:
         if name in self.methods:
             self.reads.add(("t", self.owner, name))
             return
         self.reasons.append("method on self not in the file")
-        for trait, members in self.file.members.items():
-            if any(m.name == name and m.header_node.type == "trait_item" for m in members):
-                self.reads.add(("t", trait, name))
+        self._elsewhere(name)
 
     def _own_item(self, name: str) -> None:
         if name in self.methods:
             self.reads.add(("t", self.owner, name))
         else:
             self.reasons.append("own type named")
+            if name not in self.variants:
+                self._elsewhere(name)
+
+    def _elsewhere(self, name: str) -> None:
+        """An item of the own type the file's impls do not define: a trait default of the file, or macro-made."""
+        for trait, members in self.file.members.items():
+            if any(m.name == name and m.header_node.type == "trait_item" for m in members):
+                self.reads.add(("t", trait, name))
+        if self.file._item_macros:
+            self.reads.add(("g", "", ""))
 
     def _is_own(self, node: Any) -> bool:
         text = _text(node)

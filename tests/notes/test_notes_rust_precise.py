@@ -219,3 +219,29 @@ def test_an_unknown_rule_is_a_one_line_error():
 
     with pytest.raises(NotesError, match="dependency rule must be 'precise' or 'wide', got 'loose'"):
         RustFile(SOURCE, "src/lib.rs").dependencies("Window::len", "loose")
+
+
+def test_a_tuple_struct_field_is_read_by_position():
+    source = "struct P(u8, u16);\n\nimpl P {\n    fn first(&self) -> u8 {\n        self.0\n    }\n}\n"
+    stored = anchor({"src/lib.rs": source}, "src/lib.rs", "P::first")
+    assert RustFile(source, "src/lib.rs").fallback_reason("P::first") == ""
+    assert locate(stored, {"src/lib.rs": source.replace("u16)", "u32)")}).status is F
+    assert locate(stored, {"src/lib.rs": source.replace("(u8,", "(i8,")}).status is D
+
+
+def test_a_method_the_file_does_not_define_reaches_the_files_item_macros():
+    source = ("macro_rules! getter {\n    ($n:ident) => {\n        fn $n(&self) -> u8 {\n            1\n        }\n    };\n}\n\n"
+              "struct S {\n    a: u8,\n}\n\nimpl S {\n    getter!(made);\n\n    fn n(&self) -> u8 {\n        self.made()\n    }\n}\n")
+    stored = anchor({"src/lib.rs": source}, "src/lib.rs", "S::n")
+    where = locate(stored, {"src/lib.rs": source.replace("            1\n", "            2\n")})
+    assert where.status is D and "getter!" in where.changed
+    where = locate(stored, {"src/lib.rs": source.replace("getter!(made);", "getter!(made);\n    getter!(other);")})
+    assert where.status is D and "macro invocations among the items" in where.changed
+
+
+def test_an_enum_variant_is_its_own_types_definition():
+    source = ("enum E {\n    A,\n    B,\n}\n\nimpl E {\n    fn is_a(&self) -> bool {\n        matches!(self, Self::A)\n    }\n}\n")
+    parsed = RustFile(source, "src/lib.rs")
+    assert parsed.fallback_reason("E::is_a") == "self used whole"
+    stored = anchor({"src/lib.rs": source}, "src/lib.rs", "E::is_a")
+    assert locate(stored, {"src/lib.rs": source.replace("    B,\n", "    B,\n    C,\n")}).status is D
