@@ -17,6 +17,7 @@ from cvlib.core.executors import (
     ARTICLE_POLICIES,
     BASELINE,
     VALIDITY_AWARE,
+    Policy,
     PolicyLike,
     article_pair_runs,
     is_article_pair,
@@ -27,7 +28,7 @@ from cvlib.core.executors import (
 )
 from cvlib.core.facts import ValidityState
 from cvlib.core.law import predicted_pfw_columns
-from cvlib.core.validation import require_ints
+from cvlib.core.validation import require_int, require_ints
 from cvlib.experiments.rows import Rows
 from cvlib.experiments.windows import outcomes_by_budget, published_budgets
 from cvlib.scenarios.generators import branching_columns
@@ -148,7 +149,8 @@ def topology_grid(
         for bf in require_ints("branching_factors", branching_factors, minimum=1)
         for mf in require_ints("merge_factors", merge_factors, minimum=1)
     ]
-    rows = _article_grid_rows(configs, seed) if _takes_article_pair(configs, policies) else None
+    chosen = None if policies is None else _resolved_after_checks(configs, seed, policies)
+    rows = _article_grid_rows(configs, seed) if _on_bit_masks(chosen) else None
     if rows is None:
         setups = [
             setup_scenario("D2", depth=d, branching_factor=bf, merge_factor=mf, seed=seed) for d, bf, mf in configs
@@ -156,25 +158,31 @@ def topology_grid(
         rows = Rows.from_dicts(
             [
                 {"depth": d, "branching_factor": bf, "merge_factor": mf, **run_row(run)}
-                for (d, bf, mf), run in zip(configs, run_setups(setups, policies=policies))
+                for (d, bf, mf), run in zip(configs, run_setups(setups, policies=chosen))
             ]
         )
     return rows.to_frame() if as_frame else rows
 
 
-def _takes_article_pair(configs: list[tuple[int, int, int]], policies: Iterable[PolicyLike] | None) -> bool:
-    """Whether the grid runs the article's two executors (None, or those two in order), so on bit masks.
+def _resolved_after_checks(
+    configs: list[tuple[int, int, int]], seed: int, policies: Iterable[PolicyLike]
+) -> tuple[Policy, ...]:
+    """The executors asked for, resolved once the checks the general path makes before it looks at them have passed.
 
-    Executors asked for by name are resolved only once every
-    configuration's size has passed its check: the general path refuses a
-    too-large diamond before it looks at the executors, so a grid with both
-    faults names the diamond either way.
+    The general path builds every setup (checking the seed and each
+    diamond's size) before it resolves the executors, so a grid with two
+    faults names the same one either way; resolving once also lets an
+    iterator of executors serve both the choice of path and the run.
     """
-    if policies is None:
-        return True
+    require_int("seed", seed)
     for d, bf, mf in configs:
         branching_size(d, bf, mf).check()
-    return is_article_pair(resolve_policies(policies))
+    return resolve_policies(policies)
+
+
+def _on_bit_masks(chosen: tuple[Policy, ...] | None) -> bool:
+    """Whether the grid runs the article's two executors (the default, or exactly those two), so on bit masks."""
+    return chosen is None or is_article_pair(chosen)
 
 
 #: The grid's columns, its three parameters and then :func:`run_row`'s for the article's two executors.

@@ -33,6 +33,9 @@ GRIDS = [
     {"depths": (9, 10), "branching_factors": (6,), "merge_factors": (2, 36)},
     {"depths": np.array([4, 5]), "branching_factors": [np.int64(2)], "merge_factors": range(1, 3)},
     {"depths": [8], "branching_factors": [2], "merge_factors": [2]},
+    {"depths": [3, 11], "policies": ["baseline", "validity_aware"]},
+    {"depths": [3, 4], "policies": "baseline"},
+    {"depths": [3, 11], "policies": ["timestamp_only", "validity_aware", "baseline"]},
 ]
 
 
@@ -43,7 +46,7 @@ def _not_called(*args):
 def _general(monkeypatch: pytest.MonkeyPatch, **kwargs):
     """The grid through the general path: every setup built and run by run_setups."""
     with monkeypatch.context() as patch:
-        patch.setattr(article, "_takes_article_pair", lambda configs, policies: False)
+        patch.setattr(article, "_on_bit_masks", lambda chosen: False)
         patch.setattr(article, "article_pair_runs", _not_called)
         return cv.topology_grid(**kwargs)
 
@@ -105,6 +108,14 @@ def test_the_article_pair_by_name_or_object_takes_the_fast_path(monkeypatch: pyt
     assert len(calls) == 12
 
 
+def test_executors_given_as_an_iterator_serve_the_choice_and_the_run() -> None:
+    kwargs = {"depths": [3], "branching_factors": [2], "merge_factors": [1, 2]}
+    for names in (["baseline", "validity_aware"], ["validity_aware", "timestamp_only"]):
+        assert cv.topology_grid(**kwargs, policies=iter(names), as_frame=False) == cv.topology_grid(
+            **kwargs, policies=names, as_frame=False
+        )
+
+
 def test_the_columns_are_the_plans_columns() -> None:
     shapes = [(d, bf, mf) for d in (1, 3, 10, 11, 12) for bf in (1, 2, 4) for mf in (1, 3)]
     for (d, bf, mf), (columns, depth) in zip(shapes, branching_columns(shapes, seed=2), strict=True):
@@ -132,6 +143,9 @@ BAD = [
     {"depths": [3, 400], "branching_factors": [30], "policies": ["no_such_executor"]},
     {"depths": []},
     {"depths": [], "seed": "zero", "policies": ["no_such_executor"]},
+    {"seed": "zero", "policies": ["no_such_executor"]},
+    {"seed": 2**70, "policies": []},
+    {"policies": 5},
 ]
 
 
