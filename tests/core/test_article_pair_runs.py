@@ -15,6 +15,7 @@ from cvlib.core.executors import (
     article_pair_small,
     get_policy,
     is_article_pair,
+    run_policy,
     scur_of,
 )
 
@@ -71,3 +72,34 @@ def test_only_the_article_pair_in_order_is_the_article_pair() -> None:
 def test_scur_counts_stale_decisions_and_is_zero_without_decisions() -> None:
     assert scur_of(0, 0) == 0.0
     assert scur_of(3, 4) == 0.75
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_runs_give_what_the_one_loop_gives(seed: int) -> None:
+    """article_pair_runs against run_policy directly, on random plans under harsh schedules and horizons."""
+    import cvlib as cv
+    from cvlib.core.facts import Fact
+    from cvlib.core.values import replace
+    from cvlib.scenarios.random_plans import random_events, random_setups
+
+    rng = random.Random(100 + seed)
+    for setup in random_setups(700 + seed, 120):
+        names = [f.id for f in setup.facts]
+        horizon = len(setup.plan) + 2
+        probs = {"break_prob": rng.random(), "ambiguous_prob": rng.random(), "false_alarm_prob": rng.random()}
+        events = random_events(names, rng.getrandbits(32), horizon=horizon, **probs)
+        facts = tuple(Fact(f, 0, valid_until=rng.randint(0, horizon) if rng.random() < 0.6 else None) for f in names)
+        setup = replace(setup, events=events, facts=facts)
+        order = sorted(range(len(events)), key=lambda i: events[i].tick)
+        schedule = [(events[i].tick, names.index(events[i].fact_id), events[i].kind is cv.EventKind.REPLACE,
+                     events[i].breaks_fact) for i in order]
+        columns = setup.plan.run_columns()
+        masks = [sum(1 << names.index(f) for f in closure) for closure in columns.run_closures]
+        first_action = columns.actions[0] if columns.actions else len(columns.closures)
+        flat = setup.plan.closure_size(setup.at_risk) + 1
+        horizons = [f.valid_until for f in facts]
+        got = article_pair_runs(columns.run_starts, masks, first_action, horizons, schedule, flat, setup.budget)
+        for name, numbers in zip(ARTICLE_POLICIES, got, strict=True):
+            r = run_policy(get_policy(name), setup.plan, setup.new_world(), setup.at_risk, setup.budget)
+            assert numbers == (r.completed, r.steps_used, r.replans, r.verifications, r.pre_failure_work,
+                               r.decisions_total, r.decisions_on_stale_deps), (name, setup.params)
