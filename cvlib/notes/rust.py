@@ -45,7 +45,7 @@ generated from the whole definition (a derive, pyo3's impls) runs only through
 a trait call on a value of the type, and a method whose code could make one
 counts the type whole instead (:data:`FALLBACK_REASONS`, reported per method
 by :meth:`RustFile.fallback_reason`): ``self`` used as a value (passed,
-matched, compared, formatted, dereferenced), ``self`` taken by value (its drop
+matched, compared, formatted, also as ``"{self:?}"`` in a format string, dereferenced), ``self`` taken by value (its drop
 runs over every field; a same-file ``Drop`` impl counts too), a method on
 ``self`` the file does not define for the type (derived, a trait's default, a
 ``Deref`` target's, a macro's: a same-file trait default of that name and
@@ -71,6 +71,7 @@ values (an attribute is code; which cfg is on is not known), data files.
 from __future__ import annotations
 
 import json
+import re
 from collections import deque
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -724,6 +725,9 @@ _EXPRESSION_MACROS = frozenset({
     "vec", "matches", "dbg",
 })
 
+#: A format string's argument captured by name (``{name}``, ``{name:?}``).
+_INLINE_ARGUMENT = re.compile(r"\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*[:}]")
+
 #: Parameter types through which a parameter is a value of the method's own type (``&Self``, pyo3's ``PyRef<Self>``).
 _SELF_WRAPPERS = frozenset({"PyRef", "PyRefMut"})
 
@@ -931,10 +935,16 @@ class _MemberWalk:
                 else:
                     found = self.file._modules[local[1]].bindings.get(local[2], [])
                     expressions = bool(found) and all(_takes_expressions(b.node) for b in found)
-                for child in node.named_children:
-                    if child.type == "token_tree":
-                        self.tokens(child, expressions)
-                return
+            elif macro is not None:  # a path: ``std::format!`` is the standard one, ``log::info!`` another crate's
+                self.reads |= self.file._reads(macro, self.module, None)
+                head, _, name = _squeeze(_text(macro)).rpartition("::")
+                expressions = head in ("std", "core", "alloc") and name in _EXPRESSION_MACROS
+            else:
+                expressions = False
+            for child in node.named_children:
+                if child.type == "token_tree":
+                    self.tokens(child, expressions)
+            return
         if kind in ("identifier", "type_identifier"):
             if self._is_own(node):
                 self.reasons.append("own type named")
@@ -944,6 +954,13 @@ class _MemberWalk:
         for child in node.children:
             self.visit(child)
 
+    def _captures_self(self, text: str) -> bool:
+        """Whether a format string captures ``self`` (or a ``&Self`` parameter) by name: ``"{self:?}"``."""
+        for match in _INLINE_ARGUMENT.finditer(text.replace("{{", "")):
+            if match.group(1) in self.names:
+                return True
+        return False
+
     def tokens(self, tree: Any, expressions: bool) -> None:
         """A macro's token tree: ``self . x`` and ``self . m (..)`` where the macro's arguments are expressions."""
         children = [c for c in tree.children if c.type not in _COMMENTS]
@@ -952,6 +969,8 @@ class _MemberWalk:
             c = children[i]
             if c.type == "token_tree":
                 self.tokens(c, expressions)
+            elif c.type in ("string_literal", "raw_string_literal") and self._captures_self(_text(c)):
+                self.reasons.append("self used whole")  # format!("{self:?}") formats the value whole
             elif self._selfish(c):
                 if not expressions:
                     self.reasons.append("self in a macro's tokens")

@@ -245,3 +245,16 @@ def test_an_enum_variant_is_its_own_types_definition():
     assert parsed.fallback_reason("E::is_a") == "self used whole"
     stored = anchor({"src/lib.rs": source}, "src/lib.rs", "E::is_a")
     assert locate(stored, {"src/lib.rs": source.replace("    B,\n", "    B,\n    C,\n")}).status is D
+
+
+@pytest.mark.parametrize("call", ['format!("{self:?}")', 'format!("{self}")', 'log::info!("{ self:?}")'])
+def test_a_format_string_that_captures_self_counts_the_type_whole(call):
+    source = _window(f"    fn m(&self) -> String {{\n        {call}\n    }}")
+    assert RustFile(source, "src/lib.rs").fallback_reason("W::m") == "self used whole"
+    edited = source.replace("    b: u16,\n", "    b: u32,\n")
+    assert locate(anchor({"src/lib.rs": source}, "src/lib.rs", "W::m"), {"src/lib.rs": edited}).status is D
+
+
+def test_an_escaped_brace_is_no_capture():
+    source = _window('    fn m(&self) -> String {\n        format!("{{self}} {}", self.a)\n    }')
+    assert RustFile(source, "src/lib.rs").fallback_reason("W::m") == ""
