@@ -258,3 +258,10 @@ def test_a_format_string_that_captures_self_counts_the_type_whole(call):
 def test_an_escaped_brace_is_no_capture():
     source = _window('    fn m(&self) -> String {\n        format!("{{self}} {}", self.a)\n    }')
     assert RustFile(source, "src/lib.rs").fallback_reason("W::m") == ""
+
+
+def test_a_rust_types_fields_and_header_are_class_dependencies():
+    from cvlib.notes.gate import dependency_kind
+
+    assert dependency_kind("Window.cap", "Window::room") == "class member"
+    assert dependency_kind("Window (attributes, generics)", "Window::len") == "class header"
