@@ -35,6 +35,9 @@ article's two executors under the article's rules once more on integers (a
 fact is a bit, a closure a mask, belief and ground truth one mask each), with
 no world and no object per step; it computes what :func:`run_policy` computes
 for them, which the property tests check on random plans and schedules.
+:func:`article_pair_runs` takes the plan as runs of one closure and counts a
+stretch of plain steps at once, for plans of few closures (the article's
+diamonds); :func:`is_article_pair` says when a sweep may take either.
 """
 
 from __future__ import annotations
@@ -73,10 +76,12 @@ __all__ = [
     "RunState",
     "TimestampOnly",
     "ValidityAware",
+    "article_pair_runs",
     "article_pair_small",
     "compute_budget",
     "executor_names",
     "get_policy",
+    "is_article_pair",
     "policies",
     "policy_column",
     "policy_columns",
@@ -90,6 +95,7 @@ __all__ = [
     "run_executor",
     "run_policy",
     "run_validity_aware",
+    "scur_of",
 ]
 
 #: Name of the executor that learns of a broken dependency only when an action fails.
@@ -139,9 +145,7 @@ class ExecutorResult:
     @property
     def scur(self) -> float:
         """Stale context utilization rate (SCUR), stale decisions over all decisions; 0 when none."""
-        if self.decisions_total == 0:
-            return 0.0
-        return self.decisions_on_stale_deps / self.decisions_total
+        return scur_of(self.decisions_on_stale_deps, self.decisions_total)
 
     @classmethod
     def from_ledger(cls, executor: str, ledger: Ledger, budget: int, completed: bool) -> ExecutorResult:
@@ -184,6 +188,25 @@ class ExecutorResult:
         out = asdict(self)
         out["scur"] = self.scur
         return out
+
+
+def scur_of(decisions_on_stale_deps: int, decisions_total: int) -> float:
+    """SCUR from its two counts: the one definition, which :attr:`ExecutorResult.scur` and the bit-mask paths share.
+
+    Parameters
+    ----------
+    decisions_on_stale_deps : int
+        Decisions taken on a closure holding a really broken fact.
+    decisions_total : int
+        All decisions; 0 gives a SCUR of 0.
+
+    Returns
+    -------
+    float
+    """
+    if decisions_total == 0:
+        return 0.0
+    return decisions_on_stale_deps / decisions_total
 
 
 def compute_budget(plan: PlanGraph, at_risk: str) -> int:
@@ -1176,6 +1199,215 @@ def article_pair_small(
             break
         if doomed:
             pfw += 1
+        if steps > budget:
+            break
+    return baseline, (completed, steps, replans, verifications, pfw, decisions, stale)
+
+
+def is_article_pair(policies: Iterable[Policy]) -> bool:
+    """Whether ``policies`` are exactly the article's baseline and validity-aware executor, in that order.
+
+    The bit-mask paths (:func:`article_pair_small`, :func:`article_pair_runs`)
+    state these two and no others, so a sweep takes them only when this holds
+    and runs any other choice (another executor, a subclass, another order)
+    through :func:`run_policy`.
+
+    Parameters
+    ----------
+    policies : iterable of Policy
+        Resolved policies (:func:`resolve_policies`).
+
+    Returns
+    -------
+    bool
+    """
+    chosen = tuple(policies)
+    return (
+        len(chosen) == 2
+        and type(chosen[0]) is Baseline
+        and type(chosen[1]) is ValidityAware
+        and (chosen[0].name, chosen[1].name) == ARTICLE_POLICIES
+    )
+
+
+def article_pair_runs(
+    run_starts: list[int],
+    run_masks: list[int],
+    first_action: int,
+    horizons: list[int | None],
+    events: list[tuple[int, int, bool, bool]],
+    flat_cost: int,
+    budget: int,
+) -> tuple[tuple[bool, int, int, int, int, int, int], tuple[bool, int, int, int, int, int, int]]:
+    """:func:`article_pair_small` on a plan given as runs of one closure, each stretch of plain steps counted at once.
+
+    A plan whose steps share a few closures (a diamond is one run of one
+    closure) would otherwise cost a pass of the loop per step although
+    nothing can change inside a stretch: between two events, two horizons, a
+    run boundary, the first action and the budget, every plain step adds the
+    same counts, so a stretch adds them multiplied by its length. A step the
+    validity-aware executor must look at (its closure holds a superseded,
+    unknown or expired fact) and the action still go one at a time, as in
+    :func:`article_pair_small`, whose results these are.
+
+    Parameters
+    ----------
+    run_starts : list of int
+        Where each run starts, then the plan's length (as
+        :attr:`~cvlib.core.graph.RunColumns.run_starts`).
+    run_masks : list of int
+        Each run's closure mask (fact number ``k`` is bit ``1 << k``).
+    first_action : int
+        Position of the first action (the run ends there); the plan's length when there is none.
+    horizons : list of (int or None)
+        Each fact's ``valid_until`` (None: no horizon).
+    events : list of (int, int, bool, bool)
+        ``(tick, fact number, replaces, breaks)`` in the world's schedule order, as for :func:`article_pair_small`.
+    flat_cost : int
+        What a replan costs (:func:`~cvlib.core.recovery.recovery_cost`).
+    budget : int
+        Steps each executor may spend.
+
+    Returns
+    -------
+    tuple
+        For the baseline, then the validity-aware executor: ``(completed,
+        steps_used, replans, verifications, pre_failure_work,
+        decisions_total, decisions_on_stale_deps)``.
+    """
+    n = run_starts[-1]
+    ne = len(events)
+    # -- the baseline ------------------------------------------------------------
+    broken = e = steps = pfw = decisions = stale = replans = 0
+    completed = False
+    position = r = 0
+    while position < n:
+        while e < ne and events[e][0] <= steps:
+            if events[e][3]:
+                broken |= 1 << events[e][1]
+            e += 1
+        while run_starts[r + 1] <= position:
+            r += 1
+        doomed = run_masks[r] & broken
+        if position == first_action:
+            decisions += 1
+            if doomed:
+                stale += 1
+            steps += 1
+            if doomed:
+                steps += flat_cost
+                replans += 1
+                completed = steps <= budget
+            else:
+                completed = True
+            break
+        # Plain steps up to the run's end, the action, the next event and the step that passes the budget.
+        k = min(run_starts[r + 1], first_action) - position
+        if e < ne:
+            k = min(k, events[e][0] - steps)
+        k = min(k, budget - steps + 1)
+        decisions += k
+        steps += k
+        position += k
+        if doomed:
+            stale += k
+            pfw += k
+        if steps > budget:
+            break
+    baseline = (completed, steps, replans, 0, pfw, decisions, stale)
+    # -- the validity-aware executor ---------------------------------------------
+    superseded = unknown = expired = broken = 0
+    pending = [(v, 1 << k) for k, v in enumerate(horizons) if v is not None]
+    e = steps = pfw = decisions = stale = replans = verifications = 0
+    completed = False
+    position = r = 0
+    while position < n:
+        while e < ne and events[e][0] <= steps:
+            _, k, replaces, breaks = events[e]
+            bit = 1 << k
+            if replaces:
+                superseded |= bit
+                unknown &= ~bit
+            else:
+                unknown |= bit
+                superseded &= ~bit
+            expired &= ~bit
+            if breaks:
+                broken |= bit
+            e += 1
+        if pending:
+            keep = []
+            for entry in pending:
+                if entry[0] < steps:
+                    bit = entry[1]
+                    if not (superseded | unknown | expired) & bit:
+                        expired |= bit
+                else:
+                    keep.append(entry)
+            pending = keep
+        while run_starts[r + 1] <= position:
+            r += 1
+        closure = run_masks[r]
+        is_action = position == first_action
+        if is_action or closure & (superseded | unknown | expired):
+            # One step, exactly as article_pair_small takes it.
+            decisions += 1
+            if closure & broken:
+                stale += 1
+            if closure & superseded:
+                steps += flat_cost
+                replans += 1
+                completed = steps <= budget
+                break
+            doubtful = closure & (unknown | expired)
+            if doubtful:
+                steps += 1
+                verifications += 1
+                rejected = doubtful & broken
+                confirmed = doubtful & ~broken
+                superseded |= rejected
+                unknown &= ~doubtful
+                expired &= ~doubtful
+                k = 0
+                while confirmed >> k:
+                    horizon = horizons[k]
+                    if confirmed >> k & 1 and horizon is not None:
+                        pending.append((horizon, 1 << k))
+                    k += 1
+                if rejected:
+                    steps += flat_cost
+                    replans += 1
+                    completed = steps <= budget
+                    break
+            doomed = closure & broken
+            steps += 1
+            if is_action:
+                if doomed:
+                    steps += flat_cost
+                    replans += 1
+                    completed = steps <= budget
+                else:
+                    completed = True
+                break
+            if doomed:
+                pfw += 1
+            if steps > budget:
+                break
+            position += 1
+            continue
+        # Plain steps: nothing the executor watches can change before the next event or horizon.
+        k = min(run_starts[r + 1], first_action) - position
+        if e < ne:
+            k = min(k, events[e][0] - steps)
+        if pending:
+            k = min(k, min(entry[0] for entry in pending) + 1 - steps)
+        k = min(k, budget - steps + 1)
+        decisions += k
+        steps += k
+        position += k
+        if closure & broken:
+            stale += k
+            pfw += k
         if steps > budget:
             break
     return baseline, (completed, steps, replans, verifications, pfw, decisions, stale)

@@ -29,7 +29,7 @@ from collections.abc import Iterable, Mapping
 from collections.abc import Set as AbstractSet
 
 from cvlib.core.errors import UnknownFactError
-from cvlib.core.graph import PlanGraph
+from cvlib.core.graph import PlanGraph, RunColumns
 from cvlib.core.validation import require_int
 
 TYPE_CHECKING = False
@@ -82,9 +82,29 @@ def predicted_pfw(plan: PlanGraph, breaks: Mapping[str, int], *, through_actions
     """
     if through_actions:
         return predicted_pfw_through_actions(plan, breaks)
+    return predicted_pfw_columns(plan.run_columns(), breaks)
+
+
+def predicted_pfw_columns(columns: RunColumns, breaks: Mapping[str, int]) -> int:
+    """:func:`predicted_pfw` of a plan given by its run columns, for a caller that has them without the plan.
+
+    A sweep that lays a generator's plans out by construction (the article's
+    topology grid) never builds the :class:`~cvlib.core.graph.PlanGraph`,
+    and the law reads nothing else.
+
+    Parameters
+    ----------
+    columns : RunColumns
+        The plan in execution order (:meth:`~cvlib.core.graph.PlanGraph.run_columns`).
+    breaks : dict
+        Fact id -> the earliest tick it really breaks (see :func:`break_ticks`).
+
+    Returns
+    -------
+    int
+    """
     if not breaks:
         return 0
-    columns = plan.run_columns()
     actions, run_starts, run_closures = columns.actions, columns.run_starts, columns.run_closures
     first_action = actions[0] if actions else len(columns.closures)
     before = bisect_left(run_starts, first_action)  # the runs that start before the first action

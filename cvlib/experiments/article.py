@@ -12,12 +12,29 @@ from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Literal, overload
 
 from cvlib.core.errors import ParameterError
-from cvlib.core.executors import BASELINE, VALIDITY_AWARE, PolicyLike, policy_column, policy_columns
-from cvlib.core.validation import require_ints
+from cvlib.core.events import EventKind
+from cvlib.core.executors import (
+    ARTICLE_POLICIES,
+    BASELINE,
+    VALIDITY_AWARE,
+    Policy,
+    PolicyLike,
+    article_pair_runs,
+    is_article_pair,
+    policy_column,
+    policy_columns,
+    resolve_policies,
+    scur_of,
+)
+from cvlib.core.facts import ValidityState
+from cvlib.core.law import predicted_pfw_columns
+from cvlib.core.validation import require_int, require_ints
 from cvlib.experiments.rows import Rows
 from cvlib.experiments.windows import outcomes_by_budget, published_budgets
+from cvlib.scenarios.generators import branching_columns
 from cvlib.scenarios.named import run_scenario, setup_scenario
 from cvlib.scenarios.setup import ScenarioRun, run_setups
+from cvlib.scenarios.sizes import branching_size
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -99,9 +116,14 @@ def topology_grid(
 ) -> pd.DataFrame | Rows:
     """Scenario D2 over every (depth, branching factor, merge factor), the break before the plan starts.
 
-    Every plan is built first, then all are run together
-    (:func:`~cvlib.scenarios.setup.run_setups`), which gives the same rows as
-    running them one by one, faster.
+    For the article's two executors (the default) the parameters are
+    checked once, on one D2 setup, and each diamond is laid out by
+    construction (:func:`~cvlib.scenarios.generators.branching_columns`) and
+    run on bit masks (:func:`~cvlib.core.executors.article_pair_runs`): the
+    rows :func:`~cvlib.scenarios.setup.run_setups` gives, without a plan
+    object or a world per configuration, which are most of the grid's time
+    otherwise. Any other choice of executors builds every setup and runs
+    them all together through :func:`~cvlib.scenarios.setup.run_setups`.
 
     Parameters
     ----------
@@ -127,14 +149,122 @@ def topology_grid(
         for bf in require_ints("branching_factors", branching_factors, minimum=1)
         for mf in require_ints("merge_factors", merge_factors, minimum=1)
     ]
-    setups = [setup_scenario("D2", depth=d, branching_factor=bf, merge_factor=mf, seed=seed) for d, bf, mf in configs]
-    rows = Rows.from_dicts(
-        [
-            {"depth": d, "branching_factor": bf, "merge_factor": mf, **run_row(run)}
-            for (d, bf, mf), run in zip(configs, run_setups(setups, policies=policies))
+    chosen = None if policies is None else _resolved_after_checks(configs, seed, policies)
+    rows = _article_grid_rows(configs, seed) if _on_bit_masks(chosen) else None
+    if rows is None:
+        setups = [
+            setup_scenario("D2", depth=d, branching_factor=bf, merge_factor=mf, seed=seed) for d, bf, mf in configs
         ]
-    )
+        rows = Rows.from_dicts(
+            [
+                {"depth": d, "branching_factor": bf, "merge_factor": mf, **run_row(run)}
+                for (d, bf, mf), run in zip(configs, run_setups(setups, policies=chosen))
+            ]
+        )
     return rows.to_frame() if as_frame else rows
+
+
+def _resolved_after_checks(
+    configs: list[tuple[int, int, int]], seed: int, policies: Iterable[PolicyLike]
+) -> tuple[Policy, ...]:
+    """The executors asked for, resolved once the checks the general path makes before it looks at them have passed.
+
+    The general path builds every setup (checking the seed and each
+    diamond's size) before it resolves the executors, so a grid with two
+    faults names the same one either way; resolving once also lets an
+    iterator of executors serve both the choice of path and the run.
+    """
+    require_int("seed", seed)
+    for d, bf, mf in configs:
+        branching_size(d, bf, mf).check()
+    return resolve_policies(policies)
+
+
+def _on_bit_masks(chosen: tuple[Policy, ...] | None) -> bool:
+    """Whether the grid runs the article's two executors (the default, or exactly those two), so on bit masks."""
+    return chosen is None or is_article_pair(chosen)
+
+
+#: The grid's columns, its three parameters and then :func:`run_row`'s for the article's two executors.
+_GRID_COLUMNS = (
+    "depth",
+    "branching_factor",
+    "merge_factor",
+    "total_steps",
+    "closure_size",
+    "exposed_pct",
+    "invalidation_depth",
+    "predicted_pfw",
+    *(policy_column(p, m) for m in ROW_METRICS for p in ARTICLE_POLICIES),
+    "budget",
+)
+
+
+def _article_grid_rows(configs: list[tuple[int, int, int]], seed: int) -> Rows | None:
+    """The grid's rows for the article's two executors, on bit masks; None when D2 holds what they do not state.
+
+    The facts, the schedule and the fact at risk are read from one D2 setup,
+    the first configuration's, built and checked as the general path builds
+    it (so a bad seed gets the same error); they do not depend on the
+    diamond's shape. The bit masks then state exactly that scenario: facts
+    starting ACTIVE, announced events only, the article's rules and computed
+    budget.
+    """
+    depth, bf, mf = configs[0]
+    template = setup_scenario("D2", depth=depth, branching_factor=bf, merge_factor=mf, seed=seed)
+    bits = {f.id: k for k, f in enumerate(template.facts)}
+    if (
+        template.silent_changes
+        or template.resource_events
+        or template.supports
+        or template.rules is not None
+        or template.params.get("budget") is not None
+        or any(f.state is not ValidityState.ACTIVE for f in template.facts)
+    ):
+        return None  # pragma: no cover - D2 holds none of these; a D2 that did would take the general path
+    order = sorted(range(len(template.events)), key=lambda i: template.events[i].tick)  # the world's order
+    events = [template.events[i] for i in order]
+    schedule = [(e.tick, bits[e.fact_id], e.kind is EventKind.REPLACE, e.breaks_fact) for e in events]
+    breaks = template.break_ticks()
+    horizons = [f.valid_until for f in template.facts]
+    at_risk = template.at_risk
+    masks: dict[frozenset[str], int] = {}
+    rows = []
+    for (d, bf, mf), (columns, depth_at_risk) in zip(configs, branching_columns(configs, seed=seed)):
+        starts, closures = columns.run_starts, columns.run_closures
+        n = starts[-1]
+        size = sum([starts[r + 1] - starts[r] for r, closure in enumerate(closures) if at_risk in closure])
+        run_masks = []
+        for closure in closures:
+            mask = masks.get(closure)
+            if mask is None:
+                mask = masks[closure] = sum([1 << bits[f] for f in closure])
+            run_masks.append(mask)
+        first_action = columns.actions[0] if columns.actions else n
+        budget = n + size + 1  # compute_budget: steps + closure of the fact at risk + 1
+        base, aware = article_pair_runs(starts, run_masks, first_action, horizons, schedule, size + 1, budget)
+        rows.append(
+            (
+                d,
+                bf,
+                mf,
+                n,
+                size,
+                100.0 * size / n,
+                depth_at_risk,
+                predicted_pfw_columns(columns, breaks),
+                base[4],
+                aware[4],
+                base[1],
+                aware[1],
+                base[0],
+                aware[0],
+                scur_of(base[6], base[5]),
+                scur_of(aware[6], aware[5]),
+                budget,
+            )
+        )
+    return Rows(_GRID_COLUMNS, tuple(rows))
 
 
 def depth_sweep(

@@ -61,13 +61,11 @@ import pyarrow.parquet as pq
 
 from cvlib.core.errors import ParameterError, SweepError
 from cvlib.core.executors import (
-    ARTICLE_POLICIES,
     BASELINE,
-    Baseline,
     Policy,
     PolicyLike,
-    ValidityAware,
     article_pair_small,
+    is_article_pair,
     policy_columns,
     resolve_policies,
     run_policy,
@@ -254,7 +252,7 @@ class RandomFamily:
         list of dict
         """
         chosen = self.policies or ()
-        if _is_article_pair(chosen):
+        if is_article_pair(chosen):
             return _article_rows(self.seed, start, stop, self.family, self.max_steps)
         rows = []
         for index in range(start, stop):
@@ -297,16 +295,6 @@ class RandomFamily:
             "max_steps": self.max_steps,
             "policies": [p.name for p in self.policies or ()],
         }
-
-
-def _is_article_pair(policies: tuple[Policy, ...]) -> bool:
-    """Whether ``policies`` are exactly the article's baseline and validity-aware executor, in that order."""
-    return (
-        len(policies) == 2
-        and type(policies[0]) is Baseline
-        and type(policies[1]) is ValidityAware
-        and (policies[0].name, policies[1].name) == ARTICLE_POLICIES
-    )
 
 
 def _article_rows(seed: int, start: int, stop: int, family: str, max_steps: int) -> list[dict[str, Any]]:

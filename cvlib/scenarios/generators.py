@@ -27,7 +27,16 @@ from itertools import chain as concatenated
 
 from cvlib.core._typing import overload
 from cvlib.core.errors import ParameterError
-from cvlib.core.graph import ACTION_CODE, CSR, DECISION_CODE, PLAN_CODE, CompactIds, PlanGraph, parse_index
+from cvlib.core.graph import (
+    ACTION_CODE,
+    CSR,
+    DECISION_CODE,
+    PLAN_CODE,
+    CompactIds,
+    PlanGraph,
+    RunColumns,
+    parse_index,
+)
 from cvlib.core.validation import require_int, require_name
 from cvlib.scenarios import sizes
 
@@ -588,6 +597,52 @@ def branching(
         run_starts=[0, n],
         longest=depth,
     )
+
+
+def branching_columns(
+    shapes: Iterable[tuple[int, int, int]], seed: int = 0, root_fact: str = "F1"
+) -> list[tuple[RunColumns, int]]:
+    """Many of :func:`branching`'s plans as the executors and the law read them, in one pass.
+
+    For each ``(depth, branching_factor, merge_factor)``, what
+    ``branching(...).run_columns()`` and ``.invalidation_depth(root_fact)``
+    give, for a sweep of many diamonds that needs nothing else (the article's
+    topology grid): up to ten layers the plan is not built, because its
+    columns are known by construction (every step rests on ``root_fact``, so
+    the plan is one run of one closure; the order goes layer by layer, so the
+    single action is last; a longest path has a step per layer). Past ten
+    layers the order depends on the wiring (see :func:`branching`), so the
+    plan is built and asked. Each shape is checked as :func:`branching`
+    checks it, with the same errors, in the order given; the size limit is
+    read once.
+
+    Parameters
+    ----------
+    shapes : iterable of (int, int, int)
+        ``(depth, branching_factor, merge_factor)`` of each diamond.
+    seed : int
+        Seed of the wiring.
+    root_fact : str
+        The fact layer 0 requires.
+
+    Returns
+    -------
+    list of (RunColumns, int)
+        Per shape, the columns and the longest chain of steps holding ``root_fact``.
+    """
+    seed = require_int("seed", seed)
+    root_fact = require_name("root_fact", root_fact)
+    limit = sizes.max_steps()
+    root = frozenset({root_fact})
+    out = []
+    for depth, branching_factor, merge_factor in shapes:
+        n = sizes.branching_size(depth, branching_factor, merge_factor).check(limit).steps  # checks the three
+        if depth > 10:
+            plan = branching(depth, branching_factor, merge_factor, seed=seed, root_fact=root_fact)
+            out.append((plan.run_columns(), plan.invalidation_depth(root_fact)))
+        else:
+            out.append((RunColumns([root] * n, [n - 1], [0, n], [root]), depth))
+    return out
 
 
 def multi_branch(pre_merge_depth: int, num_branches: int, post_merge_depth: int) -> PlanGraph:
