@@ -146,7 +146,7 @@ def canon(node: object) -> str:
     return repr(node)
 
 
-def behaviour_canon(node: object, in_function: bool = False) -> str:
+def _behaviour_canon(node: object, in_function: bool = False) -> str:
     """:func:`canon` without the annotations of annotated assignments inside function bodies.
 
     Python never evaluates such an annotation (``x: Foo = 1`` or ``self.a:
@@ -171,15 +171,15 @@ def behaviour_canon(node: object, in_function: bool = False) -> str:
             inner = in_function
             if name == "body" and isinstance(node, _DEF_TYPES + (ast.Lambda,)):
                 inner = not isinstance(node, ast.ClassDef)
-            parts.append(f"{name}={behaviour_canon(value, inner)}")
+            parts.append(f"{name}={_behaviour_canon(value, inner)}")
         return f"{type(node).__name__}({','.join(parts)})"
     if isinstance(node, list):
-        return "[" + ",".join(behaviour_canon(item, in_function) for item in node) + "]"
+        return "[" + ",".join(_behaviour_canon(item, in_function) for item in node) + "]"
     return repr(node)
 
 
 def _unevaluated_annotations(node: ast.AST, in_function: bool = False) -> Iterator[ast.AST]:
-    """The annotations of annotated assignments in function bodies under ``node`` (see :func:`behaviour_canon`)."""
+    """The annotations of annotated assignments in function bodies under ``node`` (see :func:`_behaviour_canon`)."""
     if isinstance(node, ast.AnnAssign) and in_function:
         yield node.annotation
     for name, value in ast.iter_fields(node):
@@ -477,7 +477,7 @@ class PythonFile:
     def _code(self, node: ast.AST) -> str:
         key = (id(node), self._rule)
         if key not in self._canon_cache:
-            self._canon_cache[key] = behaviour_canon(node) if self._rule == "precise" else canon(node)
+            self._canon_cache[key] = _behaviour_canon(node) if self._rule == "precise" else canon(node)
         return self._canon_cache[key]
 
     def _read_globals(self, node: ast.AST) -> set[str]:
@@ -1013,7 +1013,7 @@ class PythonFile:
         synthetic = ast.FunctionDef(name="", args=args, body=body or [ast.Pass()], decorator_list=node.decorator_list,
                                     returns=None, type_comment=None)
         ast.copy_location(synthetic, node)
-        text = json.dumps(["sets self." + attr, behaviour_canon(synthetic)])
+        text = json.dumps(["sets self." + attr, _behaviour_canon(synthetic)])
         names = (_loaded_names(*body, *node.decorator_list, *[d for d in node.args.defaults + node.args.kw_defaults if d])
                  & self._read_globals(node))
         dropped, narrowed = self._narrow_classes(synthetic, names, self._drops_own_class(cls, synthetic), cls)
