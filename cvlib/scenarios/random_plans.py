@@ -31,6 +31,8 @@ import hashlib
 import math
 import random
 from collections.abc import Callable, Iterator, Sequence
+from functools import lru_cache
+from heapq import heappop, heappush
 from typing import Any, NamedTuple
 
 from cvlib.core.events import Event, EventKind
@@ -585,6 +587,270 @@ class Draw(NamedTuple):
     events: list[tuple[int, int, int]]
     at_risk: str
     required: list[str]
+
+
+class MaskDraw(NamedTuple):
+    """One plan of a family as bit masks (fact ``F{k+1}`` is bit ``1 << k``): what a sweep's row reads.
+
+    ``closures`` holds each step's closure mask in execution order, so
+    ``len(closures)`` is the plan's number of steps; ``required`` lists the
+    numbers of the facts the plan requires, in the order of
+    ``sorted(plan.facts)``; ``horizons`` and ``events`` are :class:`Draw`'s;
+    ``at_risk`` is the number of the fact at risk.
+    """
+
+    family: str
+    closures: list[int]
+    first_action: int
+    required: list[int]
+    horizons: list[int | None]
+    events: list[tuple[int, int, int]]
+    at_risk: int
+
+
+def family_mask_draws(
+    seed: int, start: int, stop: int, *, family: str = "mixed", max_steps: int = 60
+) -> Iterator[MaskDraw]:
+    """Plans ``start … stop-1`` of a family as closure bit masks in execution order: the same plans, no graph built.
+
+    A sweep's row needs of a plan only each step's closure in execution
+    order, where the first action is and which facts it requires; building a
+    :class:`~cvlib.core.graph.PlanGraph` (its columns, Kahn's order, the
+    interned closures) was most of the time a small random plan took. Here
+    every plan is drawn with the very draws of :func:`family_draws` (the same
+    ``getrandbits`` calls in the same order: the draws are the plan), and its
+    closures are made as masks while it is drawn; the execution order, which
+    breaks ties by the smallest step id as a string, is the index order for
+    every family but layered plans of more than ten layers (``"R10_0"`` sorts
+    before ``"R2_0"``), which run Kahn's algorithm on integer keys that sort
+    as the ids do.
+
+    Parameters
+    ----------
+    seed : int
+        The family's seed.
+    start, stop : int
+        Plan numbers, ``stop`` excluded.
+    family : str
+        As for :func:`random_setup`.
+    max_steps : int
+        As for :func:`random_setup`.
+
+    Returns
+    -------
+    iterator of MaskDraw
+        The plans of :func:`random_setups`, in index order.
+    """
+    require_choice("plan family", family, (*FAMILIES, "mixed"))
+    sizes.random_plan_size(family, max_steps).check()
+    seed = require_int("seed", seed)
+    start = require_int("start", start, minimum=0)
+    stop = require_int("stop", stop, minimum=start)
+    max_steps = require_int("max_steps", max_steps, minimum=1)
+    main, sub = random.Random(), random.Random()
+    for index in range(start, stop):
+        yield _mask_draw(main, sub, seed, index, family, max_steps)
+
+
+def _mask_draw(main: random.Random, sub: random.Random, seed: int, index: int, family: str, max_steps: int) -> MaskDraw:
+    """:func:`_draw` with the plan made as masks (:func:`_plan_masks`); the arguments are trusted."""
+    _seed(main, _plan_seed(main, seed, index))
+    bits = main.getrandbits
+    chosen = FAMILIES[_below(bits, len(FAMILIES))] if family == "mixed" else family
+    _seed(sub, bits(63))
+    closures, first_action, required = _plan_masks(sub, chosen, max_steps)
+    horizon = len(closures) + 2
+    count = max(required) + 1
+    _seed(sub, bits(63))
+    horizons = _horizons(sub, count, horizon, 0.2)
+    _seed(sub, bits(63))
+    events = _event_draws(sub, count, horizon, 0.5, 0.25, 0.15)
+    at_risk = required[_below(bits, len(required))]
+    return MaskDraw(chosen, closures, first_action, required, horizons, events, at_risk)
+
+
+def _plan_masks(rng: random.Random, family: str, max_steps: int) -> tuple[list[int], int, list[int]]:
+    """:func:`_plan`'s plan as (closure masks in execution order, first action's position, required fact numbers).
+
+    The draws are :func:`_plan`'s, one for one. What the generators build
+    around them is known by construction: a chain, a diamond of at most ten
+    layers, isolated branches (at most nine) and a fan-out (at most nine
+    branches) run in index order, their only action last; every step of a
+    chain or a diamond rests on ``F1``, every step of a branch on that
+    branch's fact, the shared segment on all of them. :func:`_plan` caps
+    diamonds at eight layers and branches at eight, so no other case arises.
+    """
+    bits = rng.getrandbits
+    if family == "chain":
+        depth = 1 + _below(bits, max_steps)
+        return [1] * depth, depth - 1, [0]
+    if family == "branching":
+        bf = 1 + _below(bits, 3)
+        depth = 1 + _below(bits, max(1, min(8, max_steps // max(1, bf**2))))
+        merge = 1 + _below(bits, 3)
+        _below(bits, 2**31)  # the wiring's seed: no closure depends on the wiring, and nothing draws after it
+        n = _diamond_steps(depth, bf, merge)
+        return [1] * n, n - 1, [0]
+    if family == "multi_branch":
+        p = 1 + _below(bits, max(1, min(8, max_steps // 4)))
+        b = 1 + _below(bits, max(1, min(8, max_steps // (p + 1))))
+        q = 1 + _below(bits, 4)
+        closures = []
+        for branch in range(b):
+            closures += [1 << branch] * p
+        closures += [(1 << b) - 1] * q
+        return closures, len(closures) - 1, list(range(b))
+    if family == "layered":
+        width = 1 + _below(bits, 6)
+        num_layers = 1 + _below(bits, max(1, max_steps * 2 // (width + 1)))
+        num_facts = 1 + _below(bits, 6)
+        _seed(rng, _below(bits, 2**31))
+        return _layered_masks(rng, num_layers, width, num_facts, 3, 0.3)
+    fan = 1 + _below(bits, 4)
+    depth = _below(bits, 4)
+    num_branches = 1 + _below(bits, max(1, min(8, max_steps // (1 + depth * (fan + 1) // 2 + 1))))
+    wiring_seed = _below(bits, 2**31)
+    post_merge_depth = 1 + _below(bits, 3)
+    _seed(rng, wiring_seed)
+    closures = []
+    for branch in range(num_branches):
+        size = 1  # B{b}_0, then each level's width
+        for _ in range(depth):
+            size += 1 + _below(bits, fan)
+        closures += [1 << branch] * size
+    closures += [(1 << num_branches) - 1] * post_merge_depth
+    return closures, len(closures) - 1, list(range(num_branches))
+
+
+@lru_cache(maxsize=256)
+def _diamond_steps(depth: int, branching_factor: int, merge_factor: int) -> int:
+    """Steps of :func:`~cvlib.scenarios.generators.branching`'s diamond (a random plan draws from 72 shapes)."""
+    return sum(width * layers for width, layers in sizes.branching_layer_runs(depth, branching_factor, merge_factor))
+
+
+def _layered_masks(
+    rng: random.Random, num_layers: int, max_width: int, num_facts: int, max_predecessors: int, require_prob: float
+) -> tuple[list[int], int, list[int]]:
+    """:func:`_layered`'s plan, draw for draw, as (closure masks in execution order, action's position, facts required).
+
+    A step's closure is its own requirement's bits OR its predecessors'
+    closures. Up to ten layers Kahn's order is the index order: layer ``l``
+    becomes ready only once layer ``l - 1`` has run, and ``"R{l}_…"`` sorts
+    before ``"R{l+1}_…"`` while ``l + 1`` has one digit. Past that the order
+    is Kahn's with the key (rank of ``"{l}_"`` among the layers' strings,
+    index), which sorts as the ids do as long as a layer has at most ten
+    steps (:func:`_plan` draws at most six).
+    """
+    bits, draw = rng.getrandbits, rng.random
+    masks: list[int] = []
+    picks: list[list[int]] = []  # each step's predecessors, kept for Kahn's order past ten layers
+    layer_starts: list[int] = []
+    fact_numbers = list(range(num_facts))
+    facts_bits = num_facts.bit_length()
+    keep = num_layers > 10
+    previous_start = 0
+    for layer in range(num_layers):
+        last = layer == num_layers - 1
+        width = 1 if last else 1 + _below(bits, max_width)
+        start = len(masks)
+        layer_starts.append(start)
+        if layer == 0:
+            for _ in range(width):
+                mask = 0
+                for f in _sample(bits, fact_numbers, min(num_facts, 1 + _below(bits, 2))):
+                    mask |= 1 << f
+                masks.append(mask)
+                picks.append([])
+        else:
+            candidates = start - previous_start
+            most = min(max_predecessors, candidates)
+            most_bits = most.bit_length()
+            for _ in range(width):
+                r = bits(most_bits)
+                while r >= most:
+                    r = bits(most_bits)
+                take = r + 1
+                if candidates <= 21:
+                    pool = list(range(previous_start, start))
+                    picked = []
+                    for i in range(candidates, candidates - take, -1):
+                        k = i.bit_length()
+                        r = bits(k)
+                        while r >= i:
+                            r = bits(k)
+                        picked.append(pool[r])
+                        pool[r] = pool[i - 1]
+                else:
+                    picked = _sample(bits, range(previous_start, start), take)
+                mask = 0
+                for p in picked:
+                    mask |= masks[p]
+                if draw() < require_prob:
+                    r = bits(facts_bits)
+                    while r >= num_facts:
+                        r = bits(facts_bits)
+                    mask |= 1 << r
+                masks.append(mask)
+                if keep:
+                    picks.append(picked)
+        previous_start = start
+    n = len(masks)
+    every = 0
+    for mask in masks:
+        every |= mask
+    required = [k for k in fact_numbers if every >> k & 1]
+    if not keep:
+        return masks, n - 1, required
+    order = _layered_order(picks, layer_starts, n)
+    return [masks[i] for i in order], order.index(n - 1), required
+
+
+def _layered_order(picks: list[list[int]], layer_starts: list[int], n: int) -> list[int]:
+    """Kahn's order of a layered plan, ties broken as ``R{l}_{j}`` sorts as a string, on integer keys."""
+    ranks = _layer_ranks(len(layer_starts))
+    shift = n.bit_length()
+    keys = [0] * n
+    for layer, lo in enumerate(layer_starts):
+        hi = layer_starts[layer + 1] if layer + 1 < len(layer_starts) else n
+        high = ranks[layer] << shift
+        for i in range(lo, hi):
+            keys[i] = high | i
+    waiting = [len(p) for p in picks]
+    successors: list[list[int]] = [[] for _ in range(n)]
+    for i, picked in enumerate(picks):
+        for p in picked:
+            successors[p].append(i)
+    ready = keys[: layer_starts[1] if len(layer_starts) > 1 else n]  # layer 0, already in key order
+    low = (1 << shift) - 1
+    order: list[int] = []
+    while ready:
+        i = heappop(ready) & low
+        order.append(i)
+        for s in successors[i]:
+            waiting[s] -= 1
+            if not waiting[s]:
+                heappush(ready, keys[s])
+    return order
+
+
+#: ``_LAYER_RANKS[l]``: the rank of ``f"{l}_"`` among those of ``0 … len - 1`` (the layers' ids as strings).
+_LAYER_RANKS: list[int] = []
+
+
+def _layer_ranks(count: int) -> list[int]:
+    """Ranks of layers ``0 … count-1`` in the string order of their ids (``"10_"`` < ``"1_"`` < ``"2_"``), grown on demand.
+
+    The string order is total, so the ranks among more layers sort any
+    fewer of them as well.
+    """
+    global _LAYER_RANKS
+    if len(_LAYER_RANKS) < count:
+        size = max(count, 2 * len(_LAYER_RANKS), 64)
+        ranks = [0] * size
+        for rank, layer in enumerate(sorted(range(size), key="{}_".format)):
+            ranks[layer] = rank
+        _LAYER_RANKS = ranks
+    return _LAYER_RANKS
 
 
 def _setup(main: random.Random, sub: random.Random, seed: int, index: int, family: str, max_steps: int) -> ScenarioSetup:
