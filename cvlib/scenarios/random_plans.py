@@ -734,24 +734,26 @@ def _layered_masks(
     """:func:`_layered`'s plan, draw for draw, as (closure masks in execution order, action's position, facts required).
 
     A step's closure is its own requirement's bits OR its predecessors'
-    closures. Up to ten layers Kahn's order is the index order: layer ``l``
-    becomes ready only once layer ``l - 1`` has run, and ``"R{l}_…"`` sorts
-    before ``"R{l+1}_…"`` while ``l + 1`` has one digit. Past that the order
-    is Kahn's with the key (rank of ``"{l}_"`` among the layers' strings,
-    index), which sorts as the ids do as long as a layer has at most ten
-    steps (:func:`_plan` draws at most six).
+    closures. The predecessors are ``sample``'s pool method written out for
+    one and two picks (the pool is only made for a third): the first pick
+    is a draw ``r`` below the candidates, the second a draw below one fewer,
+    which stands for the last candidate when it lands on ``r``. Up to ten
+    layers Kahn's order is the index order: layer ``l`` becomes ready only
+    once layer ``l - 1`` has run, and ``"R{l}_…"`` sorts before
+    ``"R{l+1}_…"`` while ``l + 1`` has one digit. Past that see
+    :func:`_layered_order`.
     """
     bits, draw = rng.getrandbits, rng.random
     masks: list[int] = []
-    picks: list[list[int]] = []  # each step's predecessors, kept for Kahn's order past ten layers
+    append = masks.append
+    picks: list[tuple[int, ...]] = []  # each step's predecessors, kept for Kahn's order past ten layers
     layer_starts: list[int] = []
     fact_numbers = list(range(num_facts))
     facts_bits = num_facts.bit_length()
     keep = num_layers > 10
     previous_start = 0
     for layer in range(num_layers):
-        last = layer == num_layers - 1
-        width = 1 if last else 1 + _below(bits, max_width)
+        width = 1 if layer == num_layers - 1 else 1 + _below(bits, max_width)
         start = len(masks)
         layer_starts.append(start)
         if layer == 0:
@@ -759,40 +761,48 @@ def _layered_masks(
                 mask = 0
                 for f in _sample(bits, fact_numbers, min(num_facts, 1 + _below(bits, 2))):
                     mask |= 1 << f
-                masks.append(mask)
-                picks.append([])
-        else:
-            candidates = start - previous_start
-            most = min(max_predecessors, candidates)
-            most_bits = most.bit_length()
-            for _ in range(width):
+                append(mask)
+            previous_start = start
+            continue
+        candidates = start - previous_start
+        most = min(max_predecessors, candidates)
+        most_bits = most.bit_length()
+        c0, c1 = candidates, candidates - 1
+        b0, b1 = c0.bit_length(), c1.bit_length()
+        pooled = candidates <= 21
+        for _ in range(width):
+            r = bits(most_bits)
+            while r >= most:
                 r = bits(most_bits)
-                while r >= most:
-                    r = bits(most_bits)
-                take = r + 1
-                if candidates <= 21:
-                    pool = list(range(previous_start, start))
-                    picked = []
-                    for i in range(candidates, candidates - take, -1):
-                        k = i.bit_length()
-                        r = bits(k)
-                        while r >= i:
-                            r = bits(k)
-                        picked.append(pool[r])
-                        pool[r] = pool[i - 1]
+            take = r + 1
+            if take <= 2 and pooled:
+                a = bits(b0)
+                while a >= c0:
+                    a = bits(b0)
+                if take == 1:
+                    mask = masks[previous_start + a]
+                    picked: tuple[int, ...] = (previous_start + a,)
                 else:
-                    picked = _sample(bits, range(previous_start, start), take)
+                    b = bits(b1)
+                    while b >= c1:
+                        b = bits(b1)
+                    if b == a:  # the pool's hole at a holds the last candidate
+                        b = c1
+                    mask = masks[previous_start + a] | masks[previous_start + b]
+                    picked = (previous_start + a, previous_start + b)
+            else:
+                picked = tuple(_sample(bits, range(previous_start, start), take))
                 mask = 0
                 for p in picked:
                     mask |= masks[p]
-                if draw() < require_prob:
+            if draw() < require_prob:
+                r = bits(facts_bits)
+                while r >= num_facts:
                     r = bits(facts_bits)
-                    while r >= num_facts:
-                        r = bits(facts_bits)
-                    mask |= 1 << r
-                masks.append(mask)
-                if keep:
-                    picks.append(picked)
+                mask |= 1 << r
+            append(mask)
+            if keep and layer >= 10:
+                picks.append(picked)
         previous_start = start
     n = len(masks)
     every = 0
@@ -805,24 +815,37 @@ def _layered_masks(
     return [masks[i] for i in order], order.index(n - 1), required
 
 
-def _layered_order(picks: list[list[int]], layer_starts: list[int], n: int) -> list[int]:
-    """Kahn's order of a layered plan, ties broken as ``R{l}_{j}`` sorts as a string, on integer keys."""
+def _layered_order(picks: list[tuple[int, ...]], layer_starts: list[int], n: int) -> list[int]:
+    """Kahn's order of a layered plan of more than ten layers, ties broken as ``R{l}_{j}`` sorts as a string.
+
+    Layers 0 to 8 run whole, in index order, as in a plan of ten layers: a
+    layer-10 step, the first whose id sorts out of layer order (``"R10_0"``
+    < ``"R2_0"``), can be ready only once a layer-9 step has run. From
+    layer 9 on, Kahn's algorithm runs on a heap of integer keys (the rank
+    of ``"{l}_"`` among the layers' strings, then the index), which sort
+    as the ids do as long as a layer has at most ten steps (:func:`_plan`
+    draws at most six). ``picks`` holds the predecessors of the steps of
+    layers 10 and later.
+    """
     ranks = _layer_ranks(len(layer_starts))
     shift = n.bit_length()
+    low = (1 << shift) - 1
+    head = layer_starts[9]
     keys = [0] * n
-    for layer, lo in enumerate(layer_starts):
+    for layer in range(9, len(layer_starts)):
+        lo = layer_starts[layer]
         hi = layer_starts[layer + 1] if layer + 1 < len(layer_starts) else n
         high = ranks[layer] << shift
         for i in range(lo, hi):
             keys[i] = high | i
-    waiting = [len(p) for p in picks]
+    first = layer_starts[10]
+    waiting = [0] * first + [len(p) for p in picks]
     successors: list[list[int]] = [[] for _ in range(n)]
-    for i, picked in enumerate(picks):
+    for i, picked in enumerate(picks, first):
         for p in picked:
             successors[p].append(i)
-    ready = keys[: layer_starts[1] if len(layer_starts) > 1 else n]  # layer 0, already in key order
-    low = (1 << shift) - 1
-    order: list[int] = []
+    order = list(range(head))
+    ready = keys[head:first]  # layer 9, all ready once layer 8 has run, already in key order
     while ready:
         i = heappop(ready) & low
         order.append(i)
