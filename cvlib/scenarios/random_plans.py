@@ -752,15 +752,34 @@ def _layered_masks(
     facts_bits = num_facts.bit_length()
     keep = num_layers > 10
     previous_start = 0
+    width_bits = max_width.bit_length()
+    f0, f1 = num_facts, num_facts - 1
+    g0, g1 = f0.bit_length(), f1.bit_length()
     for layer in range(num_layers):
-        width = 1 if layer == num_layers - 1 else 1 + _below(bits, max_width)
+        if layer == num_layers - 1:
+            width = 1
+        else:
+            width = bits(width_bits)
+            while width >= max_width:
+                width = bits(width_bits)
+            width += 1
         start = len(masks)
         layer_starts.append(start)
         if layer == 0:
+            # One or two facts (as many as there are), sampled from the pool of F1 … F{num_facts}.
             for _ in range(width):
-                mask = 0
-                for f in _sample(bits, fact_numbers, min(num_facts, 1 + _below(bits, 2))):
-                    mask |= 1 << f
+                two = bits(2)
+                while two >= 2:
+                    two = bits(2)
+                a = bits(g0)
+                while a >= f0:
+                    a = bits(g0)
+                mask = 1 << a
+                if two and num_facts > 1:
+                    b = bits(g1)
+                    while b >= f1:
+                        b = bits(g1)
+                    mask |= 1 << (f1 if b == a else b)
                 append(mask)
             previous_start = start
             continue
