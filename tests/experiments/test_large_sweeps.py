@@ -113,3 +113,32 @@ def test_random_family_rows_on_masks_are_the_rows_through_the_loop(family: str, 
     assert fast == general
     assert [list(r.items()) for r in fast] == [list(r.items()) for r in general]  # same columns, same order
     assert all(type(a[k]) is type(b[k]) for a, b in zip(fast, general) for k in a)
+
+
+@pytest.mark.parametrize("family", ("mixed", "chain", "branching", "multi_branch", "layered", "fan_out"))
+@pytest.mark.parametrize("max_steps", [1, 7, 60, 240])
+@pytest.mark.parametrize("seed", [0, 2026])
+def test_random_family_rows_are_the_setups_run_through_run_policy(family: str, max_steps: int, seed: int) -> None:
+    """The mask rows against rows built from random_setups, run_policy and predicted_pfw on the plan, field by field."""
+    from cvlib.core.executors import BASELINE, VALIDITY_AWARE, get_policy, run_policy
+    from cvlib.core.law import break_ticks, predicted_pfw
+    from cvlib.scenarios.random_plans import random_setups
+
+    count = 250
+    fast = RandomFamily(seed=seed, count=count, family=family, max_steps=max_steps).rows(0, count)
+    for row, setup in zip(fast, random_setups(seed, count, family=family, max_steps=max_steps), strict=True):
+        plan = setup.plan
+        runs = {name: run_policy(get_policy(name), plan, setup.new_world(), setup.at_risk, setup.budget)
+                for name in (BASELINE, VALIDITY_AWARE)}
+        breaks = break_ticks(setup.events)
+        predicted = predicted_pfw(plan, breaks)
+        expected = {
+            "task": setup.params["index"], "family": setup.params["family"], "total_steps": len(plan),
+            "facts": len(plan.facts), "broken_facts": len(breaks), "events": len(setup.events),
+            "closure_size": plan.closure_size(setup.at_risk), "predicted_pfw": predicted,
+            "law_holds": predicted == runs[BASELINE].pre_failure_work, "budget": setup.budget,
+        }
+        for name, r in runs.items():
+            expected |= {f"{name}_pfw": r.pre_failure_work, f"{name}_steps": r.steps_used,
+                         f"{name}_completed": r.completed, f"{name}_verifications": r.verifications}
+        assert row == expected, setup.params
