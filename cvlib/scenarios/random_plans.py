@@ -18,7 +18,10 @@ Main entry points:
   family), ready for ``.run()`` and for the generalized law
   ``cv.predicted_pfw(setup.plan, cv.break_ticks(setup.events))``;
 * :func:`family_draws`, the same plans as raw draws, for a sweep that needs
-  numbers rather than values to inspect.
+  numbers rather than values to inspect;
+* :func:`family_mask_draws`, the same plans again as closure bit masks in
+  execution order, made while they are drawn, for a sweep's rows, which
+  need nothing else of a plan.
 
 The draws are those of :class:`random.Random`'s methods (``randint``,
 ``choice``, ``sample``) written out, since a sweep makes millions of them:
@@ -875,7 +878,7 @@ def _layered_order(picks: list[tuple[int, ...]], layer_starts: list[int], n: int
     return order
 
 
-#: ``_LAYER_RANKS[l]``: the rank of ``f"{l}_"`` among those of ``0 … len - 1`` (the layers' ids as strings).
+# At index l, the rank of f"{l}_" among the strings of layers 0 … len - 1 (the order of the layers' ids).
 _LAYER_RANKS: list[int] = []
 
 
