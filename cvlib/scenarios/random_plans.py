@@ -224,7 +224,9 @@ def _layered(
                 else:
                     requires.append(_EMPTY)
         previous_start = start
-    return PlanGraph.from_columns(ids, kinds, requires, predecessors)
+    # Kahn's order is the index order while layer numbers and step numbers have one digit (see _layered_masks).
+    order = range(len(ids)) if num_layers <= 10 and max_width <= 10 else None
+    return PlanGraph.from_columns(ids, kinds, requires, predecessors, order=order)
 
 
 def isolated_fan_out(
@@ -299,7 +301,11 @@ def _fan_out(rng: random.Random, num_branches: int, fan_out: int, branch_depth: 
         kinds.append(StepKind.ACTION if i == post_merge_depth - 1 else StepKind.DECISION)
         requires.append(_EMPTY)
         predecessors.append(tuple(tails) if i == 0 else (len(ids) - 2,))
-    return PlanGraph.from_columns(ids, kinds, requires, predecessors)
+    # Kahn's order is the index order while branch and step numbers have one digit: a branch's first step
+    # "B{b}_0" is ready from the start, but "B{b}_…" sorts before "B{b+1}_0", so branch b runs whole first
+    # (one level at a time, "B{b}_{level}_0" < "B{b}_{level}_1" < …); the shared segment waits for all of them.
+    order = range(len(ids)) if num_branches <= 10 and fan_out <= 10 else None
+    return PlanGraph.from_columns(ids, kinds, requires, predecessors, order=order)
 
 
 def random_facts(

@@ -231,3 +231,19 @@ def test_layered_masks_past_ten_layers_run_in_the_ids_string_order() -> None:
         interleaved += [plan.position(s.id) for s in plan] != list(range(len(plan)))
         assert _layered_masks(random.Random(seed), layers, width, facts, 3, 0.3) == _as_masks(plan)
     assert interleaved >= 60  # half of them do not run in index order: the heap is exercised
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_orders_handed_over_are_kahns_at_the_one_digit_boundary(seed: int) -> None:
+    """Fan-outs and layered plans at and just past ten branches, steps a level or layers: Kahn's order either way."""
+    for size in (9, 10, 11, 12):
+        for plan in (
+            isolated_fan_out(size, size, seed, branch_depth=seed % 4, post_merge_depth=seed % 3 + 1),
+            isolated_fan_out(size, 3, seed, branch_depth=2),
+            layered_dag(size, size, 4, seed),
+            layered_dag(size, 3, 4, seed),
+            layered_dag(6, size, 4, seed),
+        ):
+            general = PlanGraph(list(plan))
+            assert plan.topological_order() == general.topological_order()
+            assert _fingerprint(plan) == _fingerprint(general)
