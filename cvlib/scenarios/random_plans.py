@@ -760,6 +760,7 @@ def _layered_masks(
     fact_numbers = list(range(num_facts))
     facts_bits = num_facts.bit_length()
     keep = num_layers > 10
+    every = 0  # every fact some step requires directly (the plan's facts)
     previous_start = 0
     width_bits = max_width.bit_length()
     f0, f1 = num_facts, num_facts - 1
@@ -790,6 +791,7 @@ def _layered_masks(
                         b = bits(g1)
                     mask |= 1 << (f1 if b == a else b)
                 append(mask)
+                every |= mask
             previous_start = start
             continue
         candidates = start - previous_start
@@ -798,6 +800,8 @@ def _layered_masks(
         c0, c1 = candidates, candidates - 1
         b0, b1 = c0.bit_length(), c1.bit_length()
         pooled = candidates <= 21
+        previous = masks[previous_start:start]
+        kept = keep and layer >= 10
         for _ in range(width):
             r = bits(most_bits)
             while r >= most:
@@ -808,34 +812,34 @@ def _layered_masks(
                 while a >= c0:
                     a = bits(b0)
                 if take == 1:
-                    mask = masks[previous_start + a]
-                    picked: tuple[int, ...] = (previous_start + a,)
+                    mask = previous[a]
+                    if kept:
+                        picks.append((previous_start + a,))
                 else:
                     b = bits(b1)
                     while b >= c1:
                         b = bits(b1)
                     if b == a:  # the pool's hole at a holds the last candidate
                         b = c1
-                    mask = masks[previous_start + a] | masks[previous_start + b]
-                    picked = (previous_start + a, previous_start + b)
+                    mask = previous[a] | previous[b]
+                    if kept:
+                        picks.append((previous_start + a, previous_start + b))
             else:
-                picked = tuple(_sample(bits, range(previous_start, start), take))
+                picked = _sample(bits, range(previous_start, start), take)
                 mask = 0
                 for p in picked:
                     mask |= masks[p]
+                if kept:
+                    picks.append(tuple(picked))
             if draw() < require_prob:
                 r = bits(facts_bits)
                 while r >= num_facts:
                     r = bits(facts_bits)
                 mask |= 1 << r
+                every |= 1 << r
             append(mask)
-            if keep and layer >= 10:
-                picks.append(picked)
         previous_start = start
     n = len(masks)
-    every = 0
-    for mask in masks:
-        every |= mask
     required = [k for k in fact_numbers if every >> k & 1]
     if not keep:
         return masks, n - 1, required
