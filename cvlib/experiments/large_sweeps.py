@@ -52,6 +52,7 @@ import sys
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from operator import itemgetter
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -310,13 +311,15 @@ def _article_rows(seed: int, start: int, stop: int, family: str, max_steps: int)
     (:func:`~cvlib.core.law.predicted_pfw_masks`).
     """
     rows = []
+    by_tick = itemgetter(0)
     for index, draw in enumerate(family_mask_draws(seed, start, stop, family=family, max_steps=max_steps), start):
         closures, events, first_action = draw.closures, draw.events, draw.first_action
         breaks = [(tick, 1 << k) for tick, k, code in events if code != FALSE_ALARM]  # a fact breaks at most once
-        schedule = [(tick, k, code == REPLACE, code != FALSE_ALARM) for tick, k, code in sorted(events, key=_tick)]
+        # The world's schedule: by tick, ties in the order given (sorted is stable).
+        schedule = [(tick, k, code == REPLACE, code != FALSE_ALARM) for tick, k, code in sorted(events, key=by_tick)]
         bit = 1 << draw.at_risk
-        closure_size = sum([1 for mask in closures if mask & bit])
         n = len(closures)
+        closure_size = n - [mask & bit for mask in closures].count(0)
         budget = n + closure_size + 1
         base, aware = article_pair_small(closures, first_action, draw.horizons, schedule, closure_size + 1, budget)
         predicted = predicted_pfw_masks(closures, first_action, breaks)
@@ -343,10 +346,6 @@ def _article_rows(seed: int, start: int, stop: int, family: str, max_steps: int)
             }
         )
     return rows
-
-
-def _tick(event: tuple[int, int, int]) -> int:
-    return event[0]
 
 
 # -- chunks ----------------------------------------------------------------------------
