@@ -755,7 +755,10 @@ def _layered_masks(
     bits, draw = rng.getrandbits, rng.random
     masks: list[int] = []
     append = masks.append
-    picks: list[tuple[int, ...]] = []  # each step's predecessors, kept for Kahn's order past ten layers
+    # Past ten layers, for Kahn's order: the successors of each step from layer 9 on (from index
+    # ``layer_starts[9]``), and how many predecessors each step from layer 10 on waits for.
+    successors: list[list[int]] = []
+    waiting: list[int] = []
     layer_starts: list[int] = []
     fact_numbers = list(range(num_facts))
     facts_bits = num_facts.bit_length()
@@ -802,6 +805,13 @@ def _layered_masks(
         pooled = candidates <= 21
         previous = masks[previous_start:start]
         kept = keep and layer >= 10
+        if kept:
+            head = layer_starts[9]
+            if layer == 10:
+                successors.extend([] for _ in range(start - head))  # layer 9's
+            successors.extend([] for _ in range(width))
+            base = previous_start - head
+            step = start
         for _ in range(width):
             r = bits(most_bits)
             while r >= most:
@@ -814,7 +824,8 @@ def _layered_masks(
                 if take == 1:
                     mask = previous[a]
                     if kept:
-                        picks.append((previous_start + a,))
+                        successors[base + a].append(step)
+                        waiting.append(1)
                 else:
                     b = bits(b1)
                     while b >= c1:
@@ -823,14 +834,18 @@ def _layered_masks(
                         b = c1
                     mask = previous[a] | previous[b]
                     if kept:
-                        picks.append((previous_start + a, previous_start + b))
+                        successors[base + a].append(step)
+                        successors[base + b].append(step)
+                        waiting.append(2)
             else:
                 picked = _sample(bits, range(previous_start, start), take)
                 mask = 0
                 for p in picked:
                     mask |= masks[p]
                 if kept:
-                    picks.append(tuple(picked))
+                    for p in picked:
+                        successors[p - head].append(step)
+                    waiting.append(take)
             if draw() < require_prob:
                 r = bits(facts_bits)
                 while r >= num_facts:
@@ -838,16 +853,18 @@ def _layered_masks(
                 mask |= 1 << r
                 every |= 1 << r
             append(mask)
+            if kept:
+                step += 1
         previous_start = start
     n = len(masks)
     required = [k for k in fact_numbers if every >> k & 1]
     if not keep:
         return masks, n - 1, required
-    order = _layered_order(picks, layer_starts, n)
+    order = _layered_order(successors, waiting, layer_starts, n)
     return [masks[i] for i in order], order.index(n - 1), required
 
 
-def _layered_order(picks: list[tuple[int, ...]], layer_starts: list[int], n: int) -> list[int]:
+def _layered_order(successors: list[list[int]], waiting: list[int], layer_starts: list[int], n: int) -> list[int]:
     """Kahn's order of a layered plan of more than ten layers, ties broken as ``R{l}_{j}`` sorts as a string.
 
     Layers 0 to 8 run whole, in index order, as in a plan of ten layers: a
@@ -856,32 +873,26 @@ def _layered_order(picks: list[tuple[int, ...]], layer_starts: list[int], n: int
     layer 9 on, Kahn's algorithm runs on a heap of integer keys (the rank
     of ``"{l}_"`` among the layers' strings, then the index), which sort
     as the ids do as long as a layer has at most ten steps (:func:`_plan`
-    draws at most six). ``picks`` holds the predecessors of the steps of
-    layers 10 and later.
+    draws at most six). ``successors`` holds those of the steps from layer
+    9 on, ``waiting`` the predecessor counts of the steps from layer 10 on.
     """
     ranks = _layer_ranks(len(layer_starts))
     shift = n.bit_length()
     low = (1 << shift) - 1
-    head = layer_starts[9]
-    keys = [0] * n
+    head, first = layer_starts[9], layer_starts[10]
+    keys = [0] * head
     for layer in range(9, len(layer_starts)):
         lo = layer_starts[layer]
         hi = layer_starts[layer + 1] if layer + 1 < len(layer_starts) else n
-        high = ranks[layer] << shift
-        for i in range(lo, hi):
-            keys[i] = high | i
-    first = layer_starts[10]
-    waiting = [0] * first + [len(p) for p in picks]
-    successors: list[list[int]] = [[] for _ in range(n)]
-    for i, picked in enumerate(picks, first):
-        for p in picked:
-            successors[p].append(i)
+        high = ranks[layer] << shift  # its low bits are clear, so high | i == high + i
+        keys += range(high + lo, high + hi)
+    waiting = [0] * first + waiting
     order = list(range(head))
     ready = keys[head:first]  # layer 9, all ready once layer 8 has run, already in key order
     while ready:
         i = heappop(ready) & low
         order.append(i)
-        for s in successors[i]:
+        for s in successors[i - head]:
             waiting[s] -= 1
             if not waiting[s]:
                 heappush(ready, keys[s])
