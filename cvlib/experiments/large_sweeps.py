@@ -312,23 +312,24 @@ def _article_rows(seed: int, start: int, stop: int, family: str, max_steps: int)
     """
     rows = []
     by_tick = itemgetter(0)
-    for index, draw in enumerate(family_mask_draws(seed, start, stop, family=family, max_steps=max_steps), start):
-        closures, events, first_action = draw.closures, draw.events, draw.first_action
+    for index, (chosen, closures, first_action, required, horizons, events, at_risk) in enumerate(
+        family_mask_draws(seed, start, stop, family=family, max_steps=max_steps), start
+    ):
         breaks = [(tick, 1 << k) for tick, k, code in events if code != FALSE_ALARM]  # a fact breaks at most once
         # The world's schedule: by tick, ties in the order given (sorted is stable).
         schedule = [(tick, k, code == REPLACE, code != FALSE_ALARM) for tick, k, code in sorted(events, key=by_tick)]
-        bit = 1 << draw.at_risk
+        bit = 1 << at_risk
         n = len(closures)
         closure_size = n - [mask & bit for mask in closures].count(0)
         budget = n + closure_size + 1
-        base, aware = article_pair_small(closures, first_action, draw.horizons, schedule, closure_size + 1, budget)
+        base, aware = article_pair_small(closures, first_action, horizons, schedule, closure_size + 1, budget)
         predicted = predicted_pfw_masks(closures, first_action, breaks)
         rows.append(
             {
                 "task": index,
-                "family": draw.family,
+                "family": chosen,
                 "total_steps": n,
-                "facts": len(draw.required),
+                "facts": len(required),
                 "broken_facts": len(breaks),
                 "events": len(events),
                 "closure_size": closure_size,

@@ -656,13 +656,22 @@ def family_mask_draws(
     start = require_int("start", start, minimum=0)
     stop = require_int("stop", stop, minimum=start)
     max_steps = require_int("max_steps", max_steps, minimum=1)
+    return map(MaskDraw._make, _mask_draws(seed, start, stop, family, max_steps))
+
+
+def _mask_draws(
+    seed: int, start: int, stop: int, family: str, max_steps: int
+) -> Iterator[tuple[str, list[int], int, list[int], list[int | None], list[tuple[int, int, int]], int]]:
+    """:func:`family_mask_draws` as plain tuples (a sweep's rows unpack them), the arguments trusted."""
     main, sub = random.Random(), random.Random()
     for index in range(start, stop):
         yield _mask_draw(main, sub, seed, index, family, max_steps)
 
 
-def _mask_draw(main: random.Random, sub: random.Random, seed: int, index: int, family: str, max_steps: int) -> MaskDraw:
-    """:func:`_draw` with the plan made as masks (:func:`_plan_masks`); the arguments are trusted."""
+def _mask_draw(
+    main: random.Random, sub: random.Random, seed: int, index: int, family: str, max_steps: int
+) -> tuple[str, list[int], int, list[int], list[int | None], list[tuple[int, int, int]], int]:
+    """:func:`_draw` with the plan made as masks (:func:`_plan_masks`), as :class:`MaskDraw`'s fields; the arguments are trusted."""
     _seed(main, _plan_seed(main, seed, index))
     bits = main.getrandbits
     chosen = FAMILIES[_below(bits, len(FAMILIES))] if family == "mixed" else family
@@ -675,7 +684,7 @@ def _mask_draw(main: random.Random, sub: random.Random, seed: int, index: int, f
     _seed(sub, bits(63))
     events = _event_draws(sub, count, horizon, 0.5, 0.25, 0.15)
     at_risk = required[_below(bits, len(required))]
-    return MaskDraw(chosen, closures, first_action, required, horizons, events, at_risk)
+    return chosen, closures, first_action, required, horizons, events, at_risk
 
 
 def _plan_masks(rng: random.Random, family: str, max_steps: int) -> tuple[list[int], int, list[int]]:

@@ -102,6 +102,47 @@ def test_the_article_pair_on_bit_masks_is_the_one_loop(seed: int) -> None:
     assert checked == 300
 
 
+def test_the_article_pair_where_nothing_changes_walks_to_the_action_or_the_budget() -> None:
+    """article_pair_small with no events and no horizons against run_policy, under budgets from none to ample."""
+    from cvlib.core.executors import BASELINE, VALIDITY_AWARE, article_pair_small, get_policy, run_policy
+    from cvlib.core.facts import Fact
+    from cvlib.core.values import replace
+    from cvlib.scenarios.random_plans import random_setups
+
+    checked = 0
+    for setup in random_setups(41, 60, max_steps=20):
+        facts = tuple(Fact(f.id, 0) for f in setup.facts)
+        closures, first_action = _masks(setup.plan)
+        flat = setup.plan.closure_size(setup.at_risk) + 1
+        for budget in sorted({0, 1, first_action - 1, first_action, first_action + 1, setup.budget}):
+            if budget < 0:
+                continue
+            quiet = replace(setup, events=(), facts=facts, budget=budget)
+            got = article_pair_small(closures, first_action, [None] * len(facts), [], flat, budget)
+            for name, numbers in zip((BASELINE, VALIDITY_AWARE), got, strict=True):
+                r = run_policy(get_policy(name), quiet.plan, quiet.new_world(), quiet.at_risk, budget)
+                assert numbers == (r.completed, r.steps_used, r.replans, r.verifications, r.pre_failure_work,
+                                   r.decisions_total, r.decisions_on_stale_deps), (name, budget, setup.params)
+                checked += 1
+    assert checked >= 400
+
+
+@pytest.mark.parametrize(
+    ("closures", "first_action", "budget", "expected"),
+    [
+        ([1, 1, 1], 2, 5, (True, 3, 0, 0, 0, 3, 0)),  # to the action
+        ([1, 1, 1], 2, 1, (False, 2, 0, 0, 0, 2, 0)),  # out of budget after the second step
+        ([1, 1, 1], 0, 0, (True, 1, 0, 0, 0, 1, 0)),  # the first step is the action: no budget check before it
+        ([1, 1, 1], 3, 9, (False, 3, 0, 0, 0, 3, 0)),  # no action: the whole order, not completed
+        ([], 0, 4, (False, 0, 0, 0, 0, 0, 0)),  # no steps
+    ],
+)
+def test_the_article_pair_where_nothing_changes_on_edge_cases(closures, first_action, budget, expected) -> None:
+    from cvlib.core.executors import article_pair_small
+
+    assert article_pair_small(closures, first_action, [None], [], 2, budget) == (expected, expected)
+
+
 @pytest.mark.parametrize("family", ("mixed", "layered", "fan_out", "chain"))
 def test_random_family_rows_on_masks_are_the_rows_through_the_loop(family: str, monkeypatch) -> None:
     from cvlib.experiments import large_sweeps
