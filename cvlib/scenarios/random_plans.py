@@ -692,11 +692,14 @@ def _plan_masks(rng: random.Random, family: str, max_steps: int) -> tuple[list[i
 
     The draws are :func:`_plan`'s, one for one. What the generators build
     around them is known by construction: a chain, a diamond of at most ten
-    layers, isolated branches (at most nine) and a fan-out (at most nine
-    branches) run in index order, their only action last; every step of a
-    chain or a diamond rests on ``F1``, every step of a branch on that
-    branch's fact, the shared segment on all of them. :func:`_plan` caps
-    diamonds at eight layers and branches at eight, so no other case arises.
+    layers, isolated branches and a fan-out of at most ten branches (of at
+    most ten steps a level) run in index order, their only action last;
+    every step of a chain or a diamond rests on ``F1``, every step of a
+    branch on that branch's fact, the shared segment on all of them.
+    :func:`_plan` caps diamonds at eight layers, branches at eight and a
+    fan-out's levels at four steps, so no other case arises. A diamond's
+    wiring is drawn from its own stream, which no closure depends on, so it
+    is not drawn at all.
     """
     bits = rng.getrandbits
     if family == "chain":
