@@ -430,7 +430,7 @@ def dependency_kind(label: str, qualname: str) -> str:
         return "name appeared or disappeared"
     if bare == qualname.split("#")[0]:
         return "own binding"
-    if bare.startswith(("class ", "impl ")):
+    if bare.startswith(("class ", "impl ")) or bare.endswith(" (attributes, generics)"):  # a Rust type's header
         return "class header"
     if "." in bare or "::" in bare:
         return "class member"

@@ -16,30 +16,62 @@ trait: ``Iterator::next``), ``nested`` (a ``fn`` inside a ``fn``:
 part of the normalized hash. A qualified name defined twice (``#[cfg]``
 variants) gets an ordinal suffix from its second definition on.
 
-Dependencies (the same rule as for Python, within one file)
------------------------------------------------------------
+Dependencies (within one file)
+------------------------------
 * its own binding record: every item of the same name in the same module
   (a second, ``#[cfg]``-gated definition changes it);
 * every item of the file its code names -- functions it calls, ``const`` and
-  ``static`` items, types, traits, macros -- and ``use`` declarations as
-  written (``use a::b`` and ``use c::b`` differ), followed into the file's
-  inline modules when they name an item there, transitively;
-  ``Foo::new`` and ``Self::K`` name ``Foo``'s (or the own type's) associated
-  items in every ``impl`` of the file;
-* for a method: the header of its ``impl`` (generics, trait, type, where
-  clause), the type's definition when it is in the file, and each
-  ``self.method()`` it calls;
+  ``static`` items, types (their whole definitions), traits, macros (a
+  ``macro_rules!`` whole) -- and ``use`` declarations as written (``use a::b``
+  and ``use c::b`` differ), followed into the file's inline modules when they
+  name an item there, transitively; ``Foo::new`` and ``Self::K`` name
+  ``Foo``'s (or the own type's) associated items in every ``impl`` of the file;
+* for a method: the header of its ``impl`` (generics, trait, the implemented
+  type's arguments, where clause, the ``impl``'s own attributes) and each
+  ``self.method()`` it calls, resolved to the same-file ``impl`` items of that
+  name, transitively;
 * for a nested function: the enclosing function.
 
+What a method counts of its own type is where the two rules differ. Under the
+**wide** rule (``rule="wide"``) it counts the type's whole definition. Under
+the **precise** rule it counts the type's attributes, visibility, generics and
+where clause (so a derive or ``#[pyclass(...)]`` option changed withholds every
+method) and, for each field it reads -- ``self.x``, ``self.0``, ``other.x`` for
+a parameter of type ``&Self`` or ``PyRef<Self>``, also inside the arguments of
+the standard formatting and assertion macros and of a same-file
+``macro_rules!`` whose fragments are all expressions -- that field's
+declaration and what it names. That is sound as far as the file shows: code
+generated from the whole definition (a derive, pyo3's impls) runs only through
+a trait call on a value of the type, and a method whose code could make one
+counts the type whole instead (:data:`FALLBACK_REASONS`, reported per method
+by :meth:`RustFile.fallback_reason`): ``self`` used as a value (passed,
+matched, compared, formatted, also as ``"{self:?}"`` in a format string, dereferenced), ``self`` taken by value (its drop
+runs over every field; a same-file ``Drop`` impl counts too), a method on
+``self`` the file does not define for the type (derived, a trait's default, a
+``Deref`` target's, a macro's: a same-file trait default of that name and
+the file's item-level macro invocations count too), a field the definitions
+do not declare (``Deref``), ``self`` in another macro's
+tokens, the own type named as a type or value (``-> Self``, ``Self { .. }``,
+``Self::Variant``: constructors and enums), a trait's default method (``self``
+is any implementor), and an attribute macro on the type other than the
+compiler's own attributes and pyo3's ``#[pyclass]`` (taken at its documented
+word: it adds impls and leaves the fields as written), since such a macro may
+rewrite the fields. A field's declaration naming another type counts that
+type's whole definition.
+
 Out of reach: other files and crates (a ``use`` is a binding, not what it
-imports), trait dispatch to impls elsewhere, macros' expansions, build
-scripts, features and ``cfg`` values (an attribute is code; which cfg is on is
-not known), data files.
+imports), trait dispatch to impls elsewhere (and to impls of the file through
+generic code of other crates), method calls on values other than ``self`` and
+``&Self`` parameters (no type inference: ``x.m()`` for a local ``x`` of a type
+of the file is not followed), macros' expansions (a macro from elsewhere is a
+name; what it generates is not seen), build scripts, features and ``cfg``
+values (an attribute is code; which cfg is on is not known), data files.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from collections import deque
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -105,6 +137,7 @@ class _Member:
     module: _Module
     label: str  # "Foo" or "<Foo as Display>"
     header_label: str  # "impl<T> Display for Foo<T>"
+    header_attrs: tuple[Any, ...] = ()  # the impl's own attributes (``#[pymethods]``)
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,6 +181,7 @@ class RustFile:
         self._canon: dict[tuple[int, int, str], str] = {}
         self.top = _Module("", None)
         self._modules: dict[str, _Module] = {"": self.top}
+        self._item_macros: list[tuple[Any, _Module]] = []  # macro invocations where items go: they may generate some
         try:
             self._items(self.root, self.top)
         except RecursionError:
@@ -157,6 +191,13 @@ class RustFile:
         #: Each label's distance from the symbol in the last :meth:`dependencies` call, 0 for its own binding.
         self.depths: dict[str, int] = {}
         self._header_labels = {m.header: m.header_label for ms in self.members.values() for m in ms}
+        self._header_owner = {m.header: owner for owner, ms in self.members.items() for m in ms}
+        self._header_attr_texts: dict[str, set[str]] = {}
+        for ms in self.members.values():
+            for m in ms:
+                self._header_attr_texts.setdefault(m.header, set()).update(self.canon(a) for a in m.header_attrs)
+        self._rule = "precise"
+        self._precise: dict[tuple[int, int, str], tuple[set[tuple[str, str, str]], tuple[str, ...]]] = {}
         self._owner_of_label = {m.label: owner for owner, ms in self.members.items() for m in ms}
 
     # -- finding items -----------------------------------------------------------------------
@@ -173,6 +214,9 @@ class RustFile:
         for child in container.named_children:
             if child.type in _COMMENTS:
                 continue
+            if child.type == "macro_invocation" or (child.type == "expression_statement" and child.named_children
+                                                    and child.named_children[0].type == "macro_invocation"):
+                self._item_macros.append((child, module))
             if child.type == "attribute_item":
                 attrs.append(child)
                 continue
@@ -194,7 +238,7 @@ class RustFile:
             self._bind(module, name, _Item(kind, name, node, attrs))
             self._add(module.prefix + name, name, "type", node, attrs, module)
             if kind == "trait_item" and node.child_by_field_name("body") is not None:
-                self._body(node, node.child_by_field_name("body"), name, name, module, trait=True)
+                self._body(node, node.child_by_field_name("body"), name, name, module, trait=True, header_attrs=attrs)
         elif kind in _CONST_ITEMS:
             self._bind(module, name, _Item(kind, name, node, attrs))
             self._add(module.prefix + name, name, "constant", node, attrs, module)
@@ -215,7 +259,7 @@ class RustFile:
             owner = _base_type(type_node)
             trait = node.child_by_field_name("trait")
             label = f"<{owner} as {_base_type(trait)}>" if trait is not None else owner
-            self._body(node, body, owner, label, module, trait=False)
+            self._body(node, body, owner, label, module, trait=False, header_attrs=attrs)
         elif kind == "use_declaration":
             arg = node.child_by_field_name("argument")
             if arg is not None:
@@ -229,7 +273,8 @@ class RustFile:
             bound = _text(alias) if alias is not None else name
             self._bind(module, bound, _Item("extern crate", bound, node, attrs))
 
-    def _body(self, header_node: Any, body: Any, owner: str, label: str, module: _Module, trait: bool) -> None:
+    def _body(self, header_node: Any, body: Any, owner: str, label: str, module: _Module, trait: bool,
+              header_attrs: tuple[Any, ...] = ()) -> None:
         header = self._header_text(header_node)
         start, stop = header_node.start_byte, body.start_byte
         header_label = " ".join(self.data[start:stop].decode("utf-8").split())
@@ -240,13 +285,15 @@ class RustFile:
             if child.type == "attribute_item":
                 attrs.append(child)
                 continue
+            if child.type == "macro_invocation":
+                self._item_macros.append((child, module))
             name_node = child.child_by_field_name("name")
             if name_node is None:
                 attrs = []
                 continue
             name = _text(name_node)
             self.members.setdefault(owner, []).append(
-                _Member(name, child, tuple(attrs), header, header_node, module, label, header_label))
+                _Member(name, child, tuple(attrs), header, header_node, module, label, header_label, header_attrs))
             kind = "method" if child.type in ("function_item", "function_signature_item") else "constant"
             qualname = f"{label}::{name}"
             self._add(qualname, name, kind, child, tuple(attrs), module, owner=owner)
@@ -388,6 +435,12 @@ class RustFile:
             return name
         if kind == "n":
             return scope
+        if kind == "f":
+            return f"{scope}.{name}"
+        if kind == "d":
+            return f"{scope} (attributes, generics)"
+        if kind == "g":
+            return "macro invocations among the items"
         return f"{scope}{name}" if name != "*" else f"{scope}* (glob imports)"
 
     def _record(self, item: tuple[str, str, str], own: tuple[int, int, str]) -> tuple[str, set[tuple[str, str, str]]]:
@@ -397,8 +450,22 @@ class RustFile:
             return json.dumps(["unbound"]), reads
         if kind == "h":
             node, module = self._headers[name]
+            if self._rule == "precise" and node.type == "impl_item":
+                owner = self._header_owner[name]
+                reads |= self._reads_header((node, module), skip_owner=True)
+                if self._type_module(module, owner) is not None:
+                    reads.add(("d", owner, ""))
+                return json.dumps(["header", name, sorted(self._header_attr_texts.get(name, ()))]), reads
             reads |= self._reads_header((node, module))
             return json.dumps(["header", name]), reads
+        if kind == "f":
+            return self._field_record(scope, name)
+        if kind == "d":
+            return self._type_header_record(scope)
+        if kind == "g":
+            for node, module in self._item_macros:
+                reads |= self._reads(node, module, None)
+            return json.dumps([self.canon(node) for node, _ in self._item_macros]), reads
         if kind == "n":
             sym = self._by_qualname[scope]
             module = self._module_of(sym)
@@ -412,7 +479,10 @@ class RustFile:
                 code = "<self>" if _key(m.node) == own else self._code(m.node, m.attrs)
                 record.append([m.header, code])
                 reads.add(("h", "", m.header))
-                reads |= self._reads(m.node, m.module, owner)
+                if self._rule == "precise":
+                    reads |= self._member_reads(m, owner)[0]
+                else:
+                    reads |= self._reads(m.node, m.module, owner)
                 reads |= {r for a in m.attrs for r in self._reads(a, m.module, owner)}
             if not record:
                 record = ["unbound"]
@@ -455,13 +525,102 @@ class RustFile:
                 return set()
         return {("m", current.prefix, segments[-1])} if segments[-1] in current.bindings else set()
 
-    def _reads_header(self, header: tuple[Any, _Module]) -> set[tuple[str, str, str]]:
+    def _reads_header(self, header: tuple[Any, _Module], skip_owner: bool = False) -> set[tuple[str, str, str]]:
         node, module = header
         body = node.child_by_field_name("body")
+        own_type = node.child_by_field_name("type") if skip_owner else None
         out: set[tuple[str, str, str]] = set()
         for child in node.children:
-            if body is None or _key(child) != _key(body):
-                out |= self._reads(child, module, None)
+            if body is not None and _key(child) == _key(body):
+                continue
+            if own_type is not None and _key(child) == _key(own_type):
+                # the implemented type counts by what each member reads of it; its arguments count here
+                out |= {r for arg in _type_arguments(child) for r in self._reads(arg, module, None)}
+                continue
+            out |= self._reads(child, module, None)
+        return out
+
+    # -- the precise rule: what a method reads of its own type ---------------------------------
+
+    def _type_module(self, module: _Module, owner: str) -> _Module | None:
+        """The module whose binding of ``owner`` a member of ``module`` sees (None: not in this file)."""
+        found = self._lookup(module, owner)
+        if found is None:
+            return None
+        return self._modules.get(found[1])
+
+    def _type_items(self, owner: str) -> tuple[_Module | None, list[_Item]]:
+        for ms in self.members.get(owner, []):
+            mod = self._type_module(ms.module, owner)
+            if mod is not None:
+                return mod, [b for b in mod.bindings.get(owner, []) if b.kind in _TYPE_ITEMS]
+        return None, []
+
+    def _field_record(self, owner: str, field: str) -> tuple[str, set[tuple[str, str, str]]]:
+        """The declarations of field ``field`` in the file's definitions of ``owner`` (and what they name)."""
+        module, items = self._type_items(owner)
+        reads: set[tuple[str, str, str]] = set()
+        record: list[object] = []
+        for item in items:
+            decl = _field_declaration(item.node, field)
+            if decl is None:
+                continue
+            attrs = _preceding_attributes(decl)
+            record.append("[" + ",".join(self.canon(a) for a in attrs) + "]" + self.canon(decl))
+            assert module is not None
+            reads |= self._reads(decl, module, owner)
+            if _names_self(decl):
+                reads.add(("m", module.prefix, owner))
+        return json.dumps(record or ["unbound"]), reads
+
+    def _type_header_record(self, owner: str) -> tuple[str, set[tuple[str, str, str]]]:
+        """A type's definitions without their fields or variants: attributes, visibility, name, generics, where clause."""
+        module, items = self._type_items(owner)
+        reads: set[tuple[str, str, str]] = set()
+        record: list[object] = []
+        for item in items:
+            body = item.node.child_by_field_name("body")
+            text = "[" + ",".join(self.canon(a) for a in item.attrs) + "]"
+            text += self.canon(item.node, body) if body is not None else self.canon(item.node)
+            record.append([item.kind, text])
+            assert module is not None
+            name = item.node.child_by_field_name("name")
+            for child in item.node.children:
+                if (body is None or _key(child) != _key(body)) and (name is None or _key(child) != _key(name)):
+                    reads |= self._reads(child, module, owner)
+            reads |= {r for a in item.attrs for r in self._reads(a, module, None)}
+        return json.dumps(record or ["unbound"]), reads
+
+    def _member_reads(self, m: _Member, owner: str) -> tuple[set[tuple[str, str, str]], tuple[str, ...]]:
+        """What a member's code reads under the precise rule, and why it needs its type whole (if it does)."""
+        key = _key(m.node)
+        cached = self._precise.get(key)
+        if cached is not None:
+            return cached
+        reads: set[tuple[str, str, str]] = {r for a in m.attrs for r in self._reads(a, m.module, owner)}
+        type_module = self._type_module(m.module, owner)
+        reasons: list[str] = []
+        if m.node.type != "function_item" or m.header_node.type != "impl_item":
+            reads |= self._reads(m.node, m.module, owner)
+            if m.header_node.type == "trait_item":
+                reasons.append("trait default method")
+        elif type_module is not None:
+            _, items = self._type_items(owner)
+            wrapped = sorted({a for item in items for a in _attribute_macros(item.attrs)})
+            if wrapped:
+                reasons.append("attribute macro on the type")
+                reads |= self._reads(m.node, m.module, owner)
+            else:
+                walker = _MemberWalk(self, m, owner, items)
+                walker.run()
+                reads |= walker.reads
+                reasons += walker.reasons
+            if reasons:
+                reads.add(("m", type_module.prefix, owner))
+        else:  # a type from elsewhere: nothing of it is in the file, as under the wide rule
+            reads |= self._reads(m.node, m.module, owner)
+        out = (reads, tuple(dict.fromkeys(reasons)))
+        self._precise[key] = out
         return out
 
     def _module_of(self, sym: _RSym) -> _Module:
@@ -475,9 +634,9 @@ class RustFile:
         qualname
             The symbol.
         rule
-            Accepted for the gate's interface; Rust has one rule (a method
-            already depends only on the ``self.method()`` calls it makes and
-            its ``impl`` header), so ``"precise"`` and ``"wide"`` agree.
+            ``"precise"`` (a method counts the fields of its type it reads,
+            see the module docstring) or ``"wide"`` (it counts its type's whole
+            definition).
 
         Returns
         -------
@@ -489,6 +648,7 @@ class RustFile:
         sym = self._by_qualname.get(qualname)
         if sym is None:
             raise NotesError(f"{self.path!r} defines no symbol {qualname!r}")
+        self._rule = rule
         own = _key(sym.node)
         if sym.kind == "nested":
             start = ("n", qualname, "")
@@ -520,10 +680,376 @@ class RustFile:
         return dict(self.depths)
 
     def fallback_reason(self, qualname: str) -> str:
-        """Always ``""``: the Rust rule has no wide fallback (see :meth:`dependencies`)."""
-        if qualname not in self._by_qualname:
+        """Why the precise rule counts a method's type whole, as the wide rule does; ``""`` if it does not.
+
+        Parameters
+        ----------
+        qualname
+            The symbol.
+
+        Returns
+        -------
+        str
+            The first of :data:`FALLBACK_REASONS` the method's own code meets,
+            or ``""`` (also for every symbol that is not a method of an ``impl``).
+        """
+        sym = self._by_qualname.get(qualname)
+        if sym is None:
             raise NotesError(f"{self.path!r} defines no symbol {qualname!r}")
+        if sym.owner is None:
+            return ""
+        for m in self.members.get(sym.owner, []):
+            if _key(m.node) == _key(sym.node):
+                reasons = self._member_reads(m, sym.owner)[1]
+                return min(reasons, key=FALLBACK_REASONS.index) if reasons else ""
         return ""
+
+
+#: Why the precise rule counts a method's whole type definition, as the wide rule does (:meth:`RustFile.fallback_reason`).
+FALLBACK_REASONS: tuple[str, ...] = (
+    "attribute macro on the type", "trait default method", "self used whole", "self taken by value",
+    "method on self not in the file", "field not declared in the file", "self in a macro's tokens", "own type named",
+)
+
+#: Attributes that cannot rewrite the fields of their item (the compiler's own, tool attributes, and pyo3's
+#: ``pyclass``, an attribute macro documented to add trait impls and leave the fields as written).
+_INERT_ATTRIBUTES = frozenset({
+    "derive", "repr", "allow", "warn", "deny", "forbid", "expect", "cfg", "cfg_attr", "doc", "non_exhaustive",
+    "must_use", "deprecated", "automatically_derived", "rustfmt", "clippy", "pyclass",
+})
+
+#: Standard macros whose arguments are expressions, so ``self.x`` in their tokens is a field read and ``self.m(..)`` a call.
+_EXPRESSION_MACROS = frozenset({
+    "assert", "assert_eq", "assert_ne", "debug_assert", "debug_assert_eq", "debug_assert_ne", "format", "format_args",
+    "print", "println", "eprint", "eprintln", "write", "writeln", "panic", "unreachable", "todo", "unimplemented",
+    "vec", "matches", "dbg",
+})
+
+#: A format string's argument captured by name (``{name}``, ``{name:?}``).
+_INLINE_ARGUMENT = re.compile(r"\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*[:}]")
+
+#: Parameter types through which a parameter is a value of the method's own type (``&Self``, pyo3's ``PyRef<Self>``).
+_SELF_WRAPPERS = frozenset({"PyRef", "PyRefMut"})
+
+
+def _attribute_macros(attrs: tuple[Any, ...]) -> list[str]:
+    """Names of the attributes in ``attrs`` that may be macros rewriting their item."""
+    out = []
+    for item in attrs:
+        for attr in item.named_children:
+            if attr.type != "attribute" or not attr.named_children:
+                continue
+            head = _squeeze(_text(attr.named_children[0])).split("::")
+            if head[0] not in _INERT_ATTRIBUTES and head[-1] not in _INERT_ATTRIBUTES:
+                out.append("::".join(head))
+    return out
+
+
+def _type_arguments(node: Any) -> list[Any]:
+    """The generic arguments of an implemented type (``Foo<Bar>``: ``<Bar>``; ``&Foo``: those of ``Foo``)."""
+    if node.type == "generic_type":
+        args = node.child_by_field_name("type_arguments")
+        return [args] if args is not None else []
+    if node.type == "reference_type":
+        inner = node.child_by_field_name("type")
+        return _type_arguments(inner) if inner is not None else []
+    if node.type in ("type_identifier", "scoped_type_identifier"):
+        return []
+    return [node]
+
+
+def _struct_fields(node: Any) -> list[tuple[str, Any]] | None:
+    """(name, declaration) of a struct's fields (``0``, ``1`` for a tuple struct); None if ``node`` is no struct."""
+    if node.type != "struct_item":
+        return None
+    body = node.child_by_field_name("body")
+    if body is None:
+        return []
+    if body.type == "field_declaration_list":
+        out = []
+        for child in body.named_children:
+            name = child.child_by_field_name("name") if child.type == "field_declaration" else None
+            if name is not None:
+                out.append((_text(name), child))
+        return out
+    return [(str(i), t) for i, t in enumerate(body.children_by_field_name("type"))]
+
+
+def _enum_variants(node: Any) -> list[Any]:
+    body = node.child_by_field_name("body")
+    return [v for v in (body.named_children if body is not None else [])
+            if v.type == "enum_variant" and v.child_by_field_name("name") is not None]
+
+
+def _field_declaration(node: Any, field: str) -> Any:
+    for name, decl in _struct_fields(node) or []:
+        if name == field:
+            return decl
+    return None
+
+
+def _preceding_attributes(node: Any) -> list[Any]:
+    out = []
+    prev = node.prev_named_sibling
+    while prev is not None and prev.type in _COMMENTS | {"attribute_item", "visibility_modifier"}:
+        if prev.type == "attribute_item":
+            out.append(prev)
+        prev = prev.prev_named_sibling
+    return list(reversed(out))
+
+
+def _names_self(node: Any) -> bool:
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if current.type in ("identifier", "type_identifier") and _text(current) == "Self":
+            return True
+        stack.extend(current.children)
+    return False
+
+
+_PATTERN_PARENTS = ("let_declaration", "closure_parameters", "for_expression", "match_pattern", "parameter",
+                    "tuple_pattern", "struct_pattern", "tuple_struct_pattern", "field_pattern", "ref_pattern",
+                    "mut_pattern", "reference_pattern", "captured_pattern", "or_pattern", "slice_pattern")
+
+
+class _MemberWalk:
+    """One method's code under the precise rule: ``self.field`` reads, ``self.method()`` calls, and what defeats them."""
+
+    def __init__(self, file: RustFile, member: _Member, owner: str, items: list[_Item]):
+        self.file, self.member, self.owner, self.module = file, member, owner, member.module
+        fields: set[str] | None = set()
+        for item in items:
+            found = _struct_fields(item.node)
+            if found is None:
+                fields = None
+                break
+            fields |= {name for name, _ in found}  # type: ignore[operator]
+        self.fields = fields if items else None
+        self.methods = {x.name for x in file.members.get(owner, [])}
+        self.variants = {_text(v.child_by_field_name("name")) for item in items if item.node.type == "enum_item"
+                         for v in _enum_variants(item.node)}
+        self.reads: set[tuple[str, str, str]] = set()
+        self.reasons: list[str] = []
+        self.names: set[str] = {"self"}
+        self.params: set[tuple[int, int, str]] = set()
+
+    def run(self) -> None:
+        fn = self.member.node
+        params = fn.child_by_field_name("parameters")
+        body = fn.child_by_field_name("body")
+        for param in params.named_children if params is not None else []:
+            if param.type != "parameter":
+                continue
+            pattern, kind = param.child_by_field_name("pattern"), param.child_by_field_name("type")
+            if pattern is not None and pattern.type == "identifier" and kind is not None and _self_typed(kind):
+                name = _text(pattern)
+                if body is None or not _rebinds(body, name):
+                    self.names.add(name)
+                    self.params.add(_key(param))
+        self.visit(fn)
+        if "*" in self.module.bindings:
+            self.reads.add(("m", self.module.prefix, "*"))
+
+    def _selfish(self, node: Any) -> bool:
+        return node is not None and (node.type == "self" or (node.type == "identifier" and _text(node) in self.names))
+
+    def _field(self, name: str) -> None:
+        if self.fields is not None and name in self.fields:
+            self.reads.add(("f", self.owner, name))
+        else:
+            self.reasons.append("field not declared in the file")
+            self._elsewhere(name)
+
+    def _method(self, name: str) -> None:
+        if name in self.methods:
+            self.reads.add(("t", self.owner, name))
+            return
+        self.reasons.append("method on self not in the file")
+        self._elsewhere(name)
+
+    def _own_item(self, name: str) -> None:
+        if name in self.methods:
+            self.reads.add(("t", self.owner, name))
+        else:
+            self.reasons.append("own type named")
+            if name not in self.variants:
+                self._elsewhere(name)
+
+    def _elsewhere(self, name: str) -> None:
+        """An item of the own type the file's impls do not define: a trait default of the file, or macro-made."""
+        for trait, members in self.file.members.items():
+            if any(m.name == name and m.header_node.type == "trait_item" for m in members):
+                self.reads.add(("t", trait, name))
+        if self.file._item_macros:
+            self.reads.add(("g", "", ""))
+
+    def _is_own(self, node: Any) -> bool:
+        text = _text(node)
+        if text == "Self":
+            return True
+        return text == self.owner and self.file._type_module(self.module, text) is not None
+
+    def visit(self, node: Any) -> None:
+        kind = node.type
+        if kind in _COMMENTS:
+            return
+        if kind == "self_parameter":
+            if not any(c.type == "&" for c in node.children):
+                self.reasons.append("self taken by value")
+                self.reads.add(("t", self.owner, "drop"))
+            return
+        if kind == "parameter" and _key(node) in self.params:
+            return
+        if kind == "field_expression" and self._selfish(node.child_by_field_name("value")):
+            fld = node.child_by_field_name("field")
+            parent = node.parent
+            called = parent is not None and parent.type == "call_expression" and \
+                _key(parent.child_by_field_name("function")) == _key(node)
+            if fld is not None:
+                (self._method if called else self._field)(_text(fld))
+            return
+        if kind == "self" or (kind == "identifier" and _text(node) in self.names):
+            self.reasons.append("self used whole")
+            return
+        if kind in ("scoped_identifier", "scoped_type_identifier"):
+            path, name = node.child_by_field_name("path"), node.child_by_field_name("name")
+            if path is not None and name is not None:
+                if path.type in ("identifier", "type_identifier") and self._is_own(path):
+                    self._own_item(_text(name))
+                    return
+                if path.type == "bracketed_type" and _names_own(path, self):
+                    self.reads.add(("t", self.owner, _text(name)))
+                    self.reasons.append("own type named")
+                elif path.type in ("identifier", "type_identifier", "self") \
+                        and self.file._lookup(self.module, _text(path)) is not None:
+                    self.reads.add(("t", _text(path), _text(name)))
+        if kind == "macro_invocation":
+            macro = node.child_by_field_name("macro")
+            if macro is not None and macro.type == "identifier":
+                name = _text(macro)
+                self.reads.add(self.file._lookup(self.module, name + "!") or ("u", "", name + "!"))
+                local = self.file._lookup(self.module, name + "!")
+                if local is None:
+                    expressions = name in _EXPRESSION_MACROS
+                else:
+                    found = self.file._modules[local[1]].bindings.get(local[2], [])
+                    expressions = bool(found) and all(_takes_expressions(b.node) for b in found)
+            elif macro is not None:  # a path: ``std::format!`` is the standard one, ``log::info!`` another crate's
+                self.reads |= self.file._reads(macro, self.module, None)
+                head, _, name = _squeeze(_text(macro)).rpartition("::")
+                expressions = head in ("std", "core", "alloc") and name in _EXPRESSION_MACROS
+            else:
+                expressions = False
+            for child in node.named_children:
+                if child.type == "token_tree":
+                    self.tokens(child, expressions)
+            return
+        if kind in ("identifier", "type_identifier"):
+            if self._is_own(node):
+                self.reasons.append("own type named")
+            if _text(node) != "Self":
+                self.reads |= self.file._reads(node, self.module, None)
+            return
+        for child in node.children:
+            self.visit(child)
+
+    def _captures_self(self, text: str) -> bool:
+        """Whether a format string captures ``self`` (or a ``&Self`` parameter) by name: ``"{self:?}"``."""
+        for match in _INLINE_ARGUMENT.finditer(text.replace("{{", "")):
+            if match.group(1) in self.names:
+                return True
+        return False
+
+    def tokens(self, tree: Any, expressions: bool) -> None:
+        """A macro's token tree: ``self . x`` and ``self . m (..)`` where the macro's arguments are expressions."""
+        children = [c for c in tree.children if c.type not in _COMMENTS]
+        i = 0
+        while i < len(children):
+            c = children[i]
+            if c.type == "token_tree":
+                self.tokens(c, expressions)
+            elif c.type in ("string_literal", "raw_string_literal") and self._captures_self(_text(c)):
+                self.reasons.append("self used whole")  # format!("{self:?}") formats the value whole
+            elif self._selfish(c):
+                if not expressions:
+                    self.reasons.append("self in a macro's tokens")
+                elif i + 2 < len(children) and children[i + 1].type == "." \
+                        and children[i + 2].type in ("identifier", "integer_literal"):
+                    name = _text(children[i + 2])
+                    after = children[i + 3] if i + 3 < len(children) else None
+                    if after is not None and after.type == "token_tree" and _text(after).startswith("("):
+                        self._method(name)
+                    else:
+                        self._field(name)
+                    i += 3
+                    continue
+                else:
+                    self.reasons.append("self used whole")
+            elif c.type == "identifier" and self._is_own(c):
+                if i + 2 < len(children) and children[i + 1].type == "::" and children[i + 2].type == "identifier":
+                    self._own_item(_text(children[i + 2]))
+                    i += 3
+                    continue
+                self.reasons.append("own type named")
+                if _text(c) != "Self":
+                    self.reads |= self.file._reads(c, self.module, None)
+            elif c.type in ("identifier", "type_identifier"):
+                self.reads |= self.file._reads(c, self.module, None)
+            i += 1
+
+
+#: Fragments a ``macro_rules!`` matcher parses as a whole expression or type (``self.x`` stays a field read).
+_EXPRESSION_FRAGMENTS = frozenset({"expr", "literal", "ty"})
+
+
+def _takes_expressions(node: Any) -> bool:
+    """Whether every metavariable of a ``macro_rules!`` definition is an expression, literal or type fragment."""
+    fragments, stack = [], [node]
+    while stack:
+        current = stack.pop()
+        if current.type == "fragment_specifier":
+            fragments.append(_text(current))
+        stack.extend(current.children)
+    return bool(fragments) and all(f in _EXPRESSION_FRAGMENTS for f in fragments)
+
+
+def _self_typed(node: Any) -> bool:
+    """``&Self``, ``&mut Self``, ``&'a Self``, ``PyRef<'_, Self>``: a borrowed value of the own type."""
+    if node.type == "reference_type":
+        inner = node.child_by_field_name("type")
+        return inner is not None and inner.type == "type_identifier" and _text(inner) == "Self"
+    if node.type == "generic_type":
+        base, args = node.child_by_field_name("type"), node.child_by_field_name("type_arguments")
+        if base is None or args is None or _text(base) not in _SELF_WRAPPERS:
+            return False
+        types = [a for a in args.named_children if a.type not in ("lifetime",) and a.type not in _COMMENTS]
+        return len(types) == 1 and types[0].type == "type_identifier" and _text(types[0]) == "Self"
+    return False
+
+
+def _rebinds(body: Any, name: str) -> bool:
+    """Whether a pattern inside ``body`` binds ``name`` again (then the name is not the parameter everywhere)."""
+    stack = [body]
+    while stack:
+        current = stack.pop()
+        if current.type == "identifier" and _text(current) == name and current.parent is not None \
+                and current.parent.type in _PATTERN_PARENTS:
+            parent = current.parent
+            if parent.type != "let_declaration" or _key(parent.child_by_field_name("pattern")) == _key(current):
+                return True
+        stack.extend(current.children)
+    return False
+
+
+def _names_own(node: Any, walk: _MemberWalk) -> bool:
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        if current.type in ("identifier", "type_identifier") and walk._is_own(current):
+            return True
+        stack.extend(current.children)
+    return False
 
 
 def _base_type(node: Any) -> str:

@@ -192,23 +192,31 @@ def kinds_table(r: Replay) -> pd.DataFrame:
 
 
 def fallback_table(r: Replay) -> pd.DataFrame:
-    """Note-steps on which the precise rule fell back to the wide one, per reason (rows) and Python project (columns).
+    """Note-steps on which the precise rule fell back to the wide one, per reason (rows) and project (columns).
+
+    Python reasons come first, then Rust's (each language's rule has its own);
+    a project counts only under its language's reasons.
 
     Returns
     -------
     DataFrame
-        ``Reason`` and one column per Python project, counts; a last row ``all reasons``.
+        ``Language``, ``Reason`` and one column per project, counts; a last row ``all reasons``.
     """
-    from .python import FALLBACK_REASONS
+    from .python import FALLBACK_REASONS as PYTHON_REASONS
+    from .rust import FALLBACK_REASONS as RUST_REASONS
 
     frame = nh.fallbacks(r.replayed)
-    python = r.languages.get("Python", [])
+    projects = [p for language in ("Python", "Rust") for p in r.languages.get(language, [])]
     rows = []
-    for reason in FALLBACK_REASONS:
-        mine = frame[frame["reason"] == reason].set_index("project")["note_steps"]
-        rows.append({"Reason": reason, **{_named(p): int(mine.get(p, 0)) for p in python}})
-    out = pd.DataFrame(rows)
-    total = {"Reason": "all reasons", **{_named(p): int(out[_named(p)].sum()) for p in python}}
+    for language, reasons in (("Python", PYTHON_REASONS), ("Rust", RUST_REASONS)):
+        members = r.languages.get(language, [])
+        if not members:
+            continue
+        for reason in reasons:
+            mine = frame[(frame["reason"] == reason) & frame["project"].isin(members)].set_index("project")["note_steps"]
+            rows.append({"Language": language, "Reason": reason, **{_named(p): int(mine.get(p, 0)) for p in projects}})
+    out = pd.DataFrame(rows, columns=["Language", "Reason", *[_named(p) for p in projects]])
+    total = {"Language": "", "Reason": "all reasons", **{_named(p): int(out[_named(p)].sum()) for p in projects}}
     return pd.concat([out, pd.DataFrame([total])], ignore_index=True)
 
 
@@ -361,17 +369,21 @@ def release_numbers(r: Replay, story: tuple[str, int, str, str] = ("flask", 0, "
     out["N_load_ratio_wide"] = out["N_all_load_ratio_wide"]
     out["N_load_target"] = (1.5, "ratio")
     out["N_load_ratio_within"] = ("within" if t.loc["all", "load_ratio"] <= 1.5 else "above", "text")
-    # fallbacks
-    fb = nh.fallbacks(r.replayed)
-    python = r.languages.get("Python", [])
-    py_steps = int((r.replayed["horizon"] == 1)[r.replayed["project"].isin(python)].sum())
-    fell = int(fb["note_steps"].sum())
-    out["N_fallback_steps"] = (fell, "count")
-    out["N_fallback_pct"] = (100 * fell / py_steps if py_steps else 0.0, "percent")
-    if fell:
-        top = fb.groupby("reason")["note_steps"].sum().sort_values(ascending=False, kind="stable")
-        out["N_fallback_top"] = (str(top.index[0]), "text")
-        out["N_fallback_top_pct"] = (100 * float(top.iloc[0]) / fell, "percent")
+    # fallbacks, per language (``N_fallback_*`` for Python, ``N_rust_fallback_*`` for Rust)
+    all_fb = nh.fallbacks(r.replayed)
+    for language, prefix in (("Python", "N_fallback"), ("Rust", "N_rust_fallback")):
+        members = r.languages.get(language, [])
+        if not members:
+            continue
+        fb = all_fb[all_fb["project"].isin(members)]
+        lang_steps = int((r.replayed["horizon"] == 1)[r.replayed["project"].isin(members)].sum())
+        fell = int(fb["note_steps"].sum())
+        out[f"{prefix}_steps"] = (fell, "count")
+        out[f"{prefix}_pct"] = (100 * fell / lang_steps if lang_steps else 0.0, "percent")
+        if fell:
+            top = fb.groupby("reason")["note_steps"].sum().sort_values(ascending=False, kind="stable")
+            out[f"{prefix}_top"] = (str(top.index[0]), "text")
+            out[f"{prefix}_top_pct"] = (100 * float(top.iloc[0]) / fell, "percent")
     # the kinds, pooled over all projects
     wk = nh.withheld_by_kind(r.replayed)
     notes = float(t.loc["all", "notes"])

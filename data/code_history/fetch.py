@@ -31,8 +31,8 @@ Output, beside this script:
   ``lines``, ``nodes`` (normalized tree size), ``deps`` (one string per
   dependency: the first 8 hex digits of its hash, a space, its label; what
   names a changed dependency), ``dep_hash_wide`` and ``deps_wide`` (the same
-  under the wide rule, where every class attribute counts for every method;
-  equal to the precise ones for Rust) and ``fallback`` (why the precise rule
+  under the wide rule, where every class attribute counts for every method and
+  every Rust method its type's whole definition) and ``fallback`` (why the precise rule
   gave way to the wide one for a method, empty otherwise). A file that does not parse gets one row of kind
   ``unparsable`` with empty qualname and hashes.
 * ``PROVENANCE.json`` and ``PROVENANCE.md``: the versions, each archive's
@@ -167,8 +167,7 @@ def _index_sources(sources: list[tuple[str, str]], release: int, version: str) -
             continue
         for s in found:
             dep_hash, deps = dependency_fingerprint(parsed.dependencies(s.qualname, "precise"))
-            wide_hash, wide = ((dep_hash, deps) if name.endswith(".rs")  # one rule for Rust
-                               else dependency_fingerprint(parsed.dependencies(s.qualname, "wide")))
+            wide_hash, wide = dependency_fingerprint(parsed.dependencies(s.qualname, "wide"))
             rows.append(dict(release=release, version=version, path=s.path, qualname=s.qualname, kind=s.kind,
                              raw_hash=s.raw_hash[:TABLE_HASH_DIGITS], norm_hash=s.norm_hash[:TABLE_HASH_DIGITS],
                              dep_hash=dep_hash[:TABLE_HASH_DIGITS], lines=s.lines, nodes=s.nodes,

@@ -50,10 +50,22 @@ def test_formats_name_only_columns_the_table_shows(replayed):
         assert set(views.formats(table)) <= set(table.columns)
 
 
-def test_fallbacks_are_counted_for_python_only(replayed):
-    table = views.fallback_table(replayed).set_index("Reason")
-    assert list(table.columns) == ["Requests"]
-    assert table.loc["all reasons", "Requests"] == table.drop(index="all reasons")["Requests"].sum() > 0
+def test_fallbacks_are_counted_per_language(replayed):
+    from cvlib.notes import python, rust
+
+    table = views.fallback_table(replayed)
+    assert list(table.columns) == ["Language", "Reason", "Requests", "rpds-py"]
+    by_reason = table.set_index("Reason")
+    for project in ("Requests", "rpds-py"):
+        assert by_reason.loc["all reasons", project] == by_reason.drop(index="all reasons")[project].sum() > 0
+    python_rows = table[table["Language"] == "Python"]
+    rust_rows = table[table["Language"] == "Rust"]
+    assert list(python_rows["Reason"]) == list(python.FALLBACK_REASONS)
+    assert list(rust_rows["Reason"]) == list(rust.FALLBACK_REASONS)
+    assert (python_rows["rpds-py"] == 0).all() and (rust_rows["Requests"] == 0).all()
+    numbers = views.release_numbers(replayed)
+    assert numbers["N_fallback_steps"][0] == by_reason.loc["all reasons", "Requests"]
+    assert numbers["N_rust_fallback_steps"][0] == by_reason.loc["all reasons", "rpds-py"]
 
 
 def test_duplicates_need_a_python_project():
