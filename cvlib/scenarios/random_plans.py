@@ -345,7 +345,17 @@ def _facts(rng: random.Random, facts: Sequence[str], horizon: int, expiry_prob: 
 def _horizons(rng: random.Random, count: int, horizon: int, expiry_prob: float) -> list[int | None]:
     """The ``valid_until`` of each of ``count`` facts, drawn as :func:`random_facts` draws them (None: no horizon)."""
     bits, draw, span = rng.getrandbits, rng.random, horizon + 1
-    return [_below(bits, span) if draw() < expiry_prob else None for _ in range(count)]
+    k = span.bit_length()
+    out: list[int | None] = []
+    for _ in range(count):
+        if draw() < expiry_prob:
+            r = bits(k)  # _below(bits, span), inline: a sweep draws this for every fact of every plan
+            while r >= span:
+                r = bits(k)
+            out.append(r)
+        else:
+            out.append(None)
+    return out
 
 
 def random_events(
@@ -421,13 +431,19 @@ def _event_draws(
 ) -> list[tuple[int, int, int]]:
     """:func:`random_events`' schedule for facts ``0 … count-1`` as (tick, fact number, code) triples, in fact order."""
     bits, draw, span = rng.getrandbits, rng.random, horizon + 1
+    k = span.bit_length()
     out: list[tuple[int, int, int]] = []
     for f in range(count):
         if draw() < break_prob:
-            tick = _below(bits, span)
+            tick = bits(k)  # _below(bits, span), inline as in _horizons
+            while tick >= span:
+                tick = bits(k)
             out.append((tick, f, AMBIGUOUS_CHANGE if draw() < ambiguous_prob else REPLACE))
         if draw() < false_alarm_prob:
-            out.append((_below(bits, span), f, FALSE_ALARM))
+            tick = bits(k)
+            while tick >= span:
+                tick = bits(k)
+            out.append((tick, f, FALSE_ALARM))
     return out
 
 
@@ -734,10 +750,14 @@ def _plan_masks(rng: random.Random, family: str, max_steps: int) -> tuple[list[i
     post_merge_depth = 1 + _below(bits, 3)
     _seed(rng, wiring_seed)
     closures = []
+    fan_bits = fan.bit_length()
     for branch in range(num_branches):
-        size = 1  # B{b}_0, then each level's width
+        size = 1 + depth  # B{b}_0, then each level's width, 1 + a draw below fan_out
         for _ in range(depth):
-            size += 1 + _below(bits, fan)
+            r = bits(fan_bits)
+            while r >= fan:
+                r = bits(fan_bits)
+            size += r
         closures += [1 << branch] * size
     closures += [(1 << num_branches) - 1] * post_merge_depth
     return closures, len(closures) - 1, list(range(num_branches))
