@@ -1102,6 +1102,16 @@ def article_pair_small(
     """
     n = len(closures)
     ne = len(events)
+    if not ne and horizons.count(None) == len(horizons):
+        # Nothing changes and nothing expires: belief is ground truth and every fact stays ACTIVE, so
+        # both executors walk the order to the first action (or until the budget runs out) without a
+        # doubt, a verification, a replan or doomed work (about a fifth of a random family's plans).
+        if first_action < n and (first_action == 0 or first_action <= budget):
+            walked = (True, first_action + 1, 0, 0, 0, first_action + 1, 0)
+        else:
+            steps = min(max(budget, 0), n - 1) + 1 if n else 0
+            walked = (False, steps, 0, 0, 0, steps, 0)
+        return walked, walked
     # -- the baseline: acts on belief, learns of a break when its action fails --
     broken = e = steps = pfw = decisions = stale = replans = 0
     completed = False

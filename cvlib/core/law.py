@@ -25,7 +25,7 @@ them and compares, saying which law each case checks.
 from __future__ import annotations
 
 from bisect import bisect_left
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 
 from cvlib.core.errors import UnknownFactError
@@ -122,6 +122,42 @@ def predicted_pfw_columns(columns: RunColumns, breaks: Mapping[str, int]) -> int
             tick = earliest[key] = _earliest_break(closure, breaks, _NONE)
         if tick is not None:
             count += max(0, min(run_starts[r + 1], first_action) - max(run_starts[r], tick))
+    return count
+
+
+def predicted_pfw_masks(closures: Sequence[int], first_action: int, breaks: Iterable[tuple[int, int]]) -> int:
+    """:func:`predicted_pfw` of a plan given as closure bit masks in execution order, for a sweep of many small plans.
+
+    The law reads only which facts each step rests on, where the first
+    action is and when facts break; a sweep that draws its plans straight as
+    bit masks (fact number ``k`` is bit ``1 << k``) never builds a
+    :class:`~cvlib.core.graph.PlanGraph` nor a set per closure. Positions are
+    walked in stretches between break ticks, so a stretch before the first
+    break, when nothing is broken yet, costs nothing.
+
+    Parameters
+    ----------
+    closures : sequence of int
+        Each step's closure mask, in execution order.
+    first_action : int
+        Position of the first action; ``len(closures)`` when there is none.
+    breaks : iterable of (int, int)
+        ``(tick, mask)`` of each real break: the facts of ``mask`` break at ``tick``.
+
+    Returns
+    -------
+    int
+    """
+    due = sorted(breaks)
+    count = broken = i = 0
+    position = due[0][0] if due else first_action
+    while position < first_action:
+        while i < len(due) and due[i][0] <= position:
+            broken |= due[i][1]
+            i += 1
+        stop = min(due[i][0], first_action) if i < len(due) else first_action
+        count += sum([1 for closure in closures[position:stop] if closure & broken])
+        position = stop
     return count
 
 

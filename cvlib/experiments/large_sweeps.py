@@ -52,6 +52,7 @@ import sys
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from operator import itemgetter
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -70,12 +71,12 @@ from cvlib.core.executors import (
     resolve_policies,
     run_policy,
 )
-from cvlib.core.law import break_ticks, predicted_pfw
+from cvlib.core.law import break_ticks, predicted_pfw, predicted_pfw_masks
 from cvlib.core.validation import require_choice, require_int
 from cvlib.experiments.article import run_row
 from cvlib.experiments.checkpoints import Checkpoint, atomic_write, cvlib_version
 from cvlib.scenarios.named import get_scenario, setup_scenario
-from cvlib.scenarios.random_plans import FALSE_ALARM, FAMILIES, REPLACE, family_draws, random_setup
+from cvlib.scenarios.random_plans import FALSE_ALARM, FAMILIES, REPLACE, family_mask_draws, random_setup
 from cvlib.scenarios.sizes import check_runs, random_plan_size
 
 BACKENDS: tuple[str, ...] = ("serial", "processes", "dask")
@@ -298,43 +299,37 @@ class RandomFamily:
 
 
 def _article_rows(seed: int, start: int, stop: int, family: str, max_steps: int) -> list[dict[str, Any]]:
-    """:meth:`RandomFamily.rows` for the article's two executors, from raw draws on bit masks.
+    """:meth:`RandomFamily.rows` for the article's two executors, from plans drawn as bit masks.
 
     The same rows as running each setup's worlds through :func:`run_policy`
     (random setups run under the article's rules, with every fact ACTIVE at
-    the start): each plan is drawn without building its setup
-    (:func:`~cvlib.scenarios.random_plans.family_draws`), each distinct
-    closure becomes a mask once, and both executors run on the masks
-    (:func:`~cvlib.core.executors.article_pair_small`).
+    the start) and the law through :func:`~cvlib.core.law.predicted_pfw`:
+    each plan is drawn as its closure masks in execution order, without its
+    graph or its setup (:func:`~cvlib.scenarios.random_plans.family_mask_draws`),
+    both executors run on the masks
+    (:func:`~cvlib.core.executors.article_pair_small`) and so does the law
+    (:func:`~cvlib.core.law.predicted_pfw_masks`).
     """
     rows = []
-    for index, draw in enumerate(family_draws(seed, start, stop, family=family, max_steps=max_steps), start):
-        plan, events, at_risk = draw.plan, draw.events, draw.at_risk
-        columns = plan.run_columns()
-        masks: dict[int, int] = {}
-        closures: list[int] = []
-        run_starts = columns.run_starts
-        for r, closure in enumerate(columns.run_closures):  # steps in a run share one closure object
-            mask = masks.get(id(closure))
-            if mask is None:
-                mask = masks[id(closure)] = sum(1 << (int(f[1:]) - 1) for f in closure)
-            closures.extend([mask] * (run_starts[r + 1] - run_starts[r]))
-        first_action = columns.actions[0] if columns.actions else len(closures)
-        breaks: dict[str, int] = {}
-        for tick, k, code in events:
-            if code != FALSE_ALARM:  # each fact breaks at most once in a random schedule
-                breaks[f"F{k + 1}"] = tick
-        schedule = [(tick, k, code == REPLACE, code != FALSE_ALARM) for tick, k, code in sorted(events, key=_tick)]
-        closure_size = plan.closure_size(at_risk)
-        budget = len(plan) + closure_size + 1
-        base, aware = article_pair_small(closures, first_action, draw.horizons, schedule, closure_size + 1, budget)
-        predicted = predicted_pfw(plan, breaks)
+    by_tick = itemgetter(0)
+    for index, (chosen, closures, first_action, required, horizons, events, at_risk) in enumerate(
+        family_mask_draws(seed, start, stop, family=family, max_steps=max_steps), start
+    ):
+        breaks = [(tick, 1 << k) for tick, k, code in events if code != FALSE_ALARM]  # a fact breaks at most once
+        # The world's schedule: by tick, ties in the order given (sorted is stable).
+        schedule = [(tick, k, code == REPLACE, code != FALSE_ALARM) for tick, k, code in sorted(events, key=by_tick)]
+        bit = 1 << at_risk
+        n = len(closures)
+        closure_size = n - [mask & bit for mask in closures].count(0)
+        budget = n + closure_size + 1
+        base, aware = article_pair_small(closures, first_action, horizons, schedule, closure_size + 1, budget)
+        predicted = predicted_pfw_masks(closures, first_action, breaks)
         rows.append(
             {
                 "task": index,
-                "family": draw.family,
-                "total_steps": len(plan),
-                "facts": len(draw.required),
+                "family": chosen,
+                "total_steps": n,
+                "facts": len(required),
                 "broken_facts": len(breaks),
                 "events": len(events),
                 "closure_size": closure_size,
@@ -352,10 +347,6 @@ def _article_rows(seed: int, start: int, stop: int, family: str, max_steps: int)
             }
         )
     return rows
-
-
-def _tick(event: tuple[int, int, int]) -> int:
-    return event[0]
 
 
 # -- chunks ----------------------------------------------------------------------------

@@ -18,7 +18,10 @@ Main entry points:
   family), ready for ``.run()`` and for the generalized law
   ``cv.predicted_pfw(setup.plan, cv.break_ticks(setup.events))``;
 * :func:`family_draws`, the same plans as raw draws, for a sweep that needs
-  numbers rather than values to inspect.
+  numbers rather than values to inspect;
+* :func:`family_mask_draws`, the same plans again as closure bit masks in
+  execution order, made while they are drawn, for a sweep's rows, which
+  need nothing else of a plan.
 
 The draws are those of :class:`random.Random`'s methods (``randint``,
 ``choice``, ``sample``) written out, since a sweep makes millions of them:
@@ -31,6 +34,8 @@ import hashlib
 import math
 import random
 from collections.abc import Callable, Iterator, Sequence
+from functools import lru_cache
+from heapq import heappop, heappush
 from typing import Any, NamedTuple
 
 from cvlib.core.events import Event, EventKind
@@ -219,7 +224,9 @@ def _layered(
                 else:
                     requires.append(_EMPTY)
         previous_start = start
-    return PlanGraph.from_columns(ids, kinds, requires, predecessors)
+    # Kahn's order is the index order while layer numbers and step numbers have one digit (see _layered_masks).
+    order = range(len(ids)) if num_layers <= 10 and max_width <= 10 else None
+    return PlanGraph.from_columns(ids, kinds, requires, predecessors, order=order)
 
 
 def isolated_fan_out(
@@ -294,7 +301,11 @@ def _fan_out(rng: random.Random, num_branches: int, fan_out: int, branch_depth: 
         kinds.append(StepKind.ACTION if i == post_merge_depth - 1 else StepKind.DECISION)
         requires.append(_EMPTY)
         predecessors.append(tuple(tails) if i == 0 else (len(ids) - 2,))
-    return PlanGraph.from_columns(ids, kinds, requires, predecessors)
+    # Kahn's order is the index order while branch and step numbers have one digit: a branch's first step
+    # "B{b}_0" is ready from the start, but "B{b}_…" sorts before "B{b+1}_0", so branch b runs whole first
+    # (one level at a time, "B{b}_{level}_0" < "B{b}_{level}_1" < …); the shared segment waits for all of them.
+    order = range(len(ids)) if num_branches <= 10 and fan_out <= 10 else None
+    return PlanGraph.from_columns(ids, kinds, requires, predecessors, order=order)
 
 
 def random_facts(
@@ -334,7 +345,17 @@ def _facts(rng: random.Random, facts: Sequence[str], horizon: int, expiry_prob: 
 def _horizons(rng: random.Random, count: int, horizon: int, expiry_prob: float) -> list[int | None]:
     """The ``valid_until`` of each of ``count`` facts, drawn as :func:`random_facts` draws them (None: no horizon)."""
     bits, draw, span = rng.getrandbits, rng.random, horizon + 1
-    return [_below(bits, span) if draw() < expiry_prob else None for _ in range(count)]
+    k = span.bit_length()
+    out: list[int | None] = []
+    for _ in range(count):
+        if draw() < expiry_prob:
+            r = bits(k)  # _below(bits, span), inline: a sweep draws this for every fact of every plan
+            while r >= span:
+                r = bits(k)
+            out.append(r)
+        else:
+            out.append(None)
+    return out
 
 
 def random_events(
@@ -410,13 +431,19 @@ def _event_draws(
 ) -> list[tuple[int, int, int]]:
     """:func:`random_events`' schedule for facts ``0 … count-1`` as (tick, fact number, code) triples, in fact order."""
     bits, draw, span = rng.getrandbits, rng.random, horizon + 1
+    k = span.bit_length()
     out: list[tuple[int, int, int]] = []
     for f in range(count):
         if draw() < break_prob:
-            tick = _below(bits, span)
+            tick = bits(k)  # _below(bits, span), inline as in _horizons
+            while tick >= span:
+                tick = bits(k)
             out.append((tick, f, AMBIGUOUS_CHANGE if draw() < ambiguous_prob else REPLACE))
         if draw() < false_alarm_prob:
-            out.append((_below(bits, span), f, FALSE_ALARM))
+            tick = bits(k)
+            while tick >= span:
+                tick = bits(k)
+            out.append((tick, f, FALSE_ALARM))
     return out
 
 
@@ -585,6 +612,343 @@ class Draw(NamedTuple):
     events: list[tuple[int, int, int]]
     at_risk: str
     required: list[str]
+
+
+class MaskDraw(NamedTuple):
+    """One plan of a family as bit masks (fact ``F{k+1}`` is bit ``1 << k``): what a sweep's row reads.
+
+    ``closures`` holds each step's closure mask in execution order, so
+    ``len(closures)`` is the plan's number of steps; ``required`` lists the
+    numbers of the facts the plan requires, in the order of
+    ``sorted(plan.facts)``; ``horizons`` and ``events`` are :class:`Draw`'s;
+    ``at_risk`` is the number of the fact at risk.
+    """
+
+    family: str
+    closures: list[int]
+    first_action: int
+    required: list[int]
+    horizons: list[int | None]
+    events: list[tuple[int, int, int]]
+    at_risk: int
+
+
+def family_mask_draws(
+    seed: int, start: int, stop: int, *, family: str = "mixed", max_steps: int = 60
+) -> Iterator[MaskDraw]:
+    """Plans ``start … stop-1`` of a family as closure bit masks in execution order: the same plans, no graph built.
+
+    A sweep's row needs of a plan only each step's closure in execution
+    order, where the first action is and which facts it requires; building a
+    :class:`~cvlib.core.graph.PlanGraph` (its columns, Kahn's order, the
+    interned closures) was most of the time a small random plan took. Here
+    every plan is drawn with the very draws of :func:`family_draws` (the same
+    ``getrandbits`` calls in the same order: the draws are the plan), and its
+    closures are made as masks while it is drawn; the execution order, which
+    breaks ties by the smallest step id as a string, is the index order for
+    every family but layered plans of more than ten layers (``"R10_0"`` sorts
+    before ``"R2_0"``), which run Kahn's algorithm on integer keys that sort
+    as the ids do.
+
+    Parameters
+    ----------
+    seed : int
+        The family's seed.
+    start, stop : int
+        Plan numbers, ``stop`` excluded.
+    family : str
+        As for :func:`random_setup`.
+    max_steps : int
+        As for :func:`random_setup`.
+
+    Returns
+    -------
+    iterator of MaskDraw
+        The plans of :func:`random_setups`, in index order.
+    """
+    require_choice("plan family", family, (*FAMILIES, "mixed"))
+    sizes.random_plan_size(family, max_steps).check()
+    seed = require_int("seed", seed)
+    start = require_int("start", start, minimum=0)
+    stop = require_int("stop", stop, minimum=start)
+    max_steps = require_int("max_steps", max_steps, minimum=1)
+    return map(MaskDraw._make, _mask_draws(seed, start, stop, family, max_steps))
+
+
+def _mask_draws(
+    seed: int, start: int, stop: int, family: str, max_steps: int
+) -> Iterator[tuple[str, list[int], int, list[int], list[int | None], list[tuple[int, int, int]], int]]:
+    """:func:`family_mask_draws` as plain tuples (a sweep's rows unpack them), the arguments trusted."""
+    main, sub = random.Random(), random.Random()
+    for index in range(start, stop):
+        yield _mask_draw(main, sub, seed, index, family, max_steps)
+
+
+def _mask_draw(
+    main: random.Random, sub: random.Random, seed: int, index: int, family: str, max_steps: int
+) -> tuple[str, list[int], int, list[int], list[int | None], list[tuple[int, int, int]], int]:
+    """:func:`_draw` with the plan made as masks (:func:`_plan_masks`), as :class:`MaskDraw`'s fields; the arguments are trusted."""
+    _seed(main, _plan_seed(main, seed, index))
+    bits = main.getrandbits
+    chosen = FAMILIES[_below(bits, len(FAMILIES))] if family == "mixed" else family
+    _seed(sub, bits(63))
+    closures, first_action, required = _plan_masks(sub, chosen, max_steps)
+    horizon = len(closures) + 2
+    count = max(required) + 1
+    _seed(sub, bits(63))
+    horizons = _horizons(sub, count, horizon, 0.2)
+    _seed(sub, bits(63))
+    events = _event_draws(sub, count, horizon, 0.5, 0.25, 0.15)
+    at_risk = required[_below(bits, len(required))]
+    return chosen, closures, first_action, required, horizons, events, at_risk
+
+
+def _plan_masks(rng: random.Random, family: str, max_steps: int) -> tuple[list[int], int, list[int]]:
+    """:func:`_plan`'s plan as (closure masks in execution order, first action's position, required fact numbers).
+
+    The draws are :func:`_plan`'s, one for one. What the generators build
+    around them is known by construction: a chain, a diamond of at most ten
+    layers, isolated branches and a fan-out of at most ten branches (of at
+    most ten steps a level) run in index order, their only action last;
+    every step of a chain or a diamond rests on ``F1``, every step of a
+    branch on that branch's fact, the shared segment on all of them.
+    :func:`_plan` caps diamonds at eight layers, branches at eight and a
+    fan-out's levels at four steps, so no other case arises. A diamond's
+    wiring is drawn from its own stream, which no closure depends on, so it
+    is not drawn at all.
+    """
+    bits = rng.getrandbits
+    if family == "chain":
+        depth = 1 + _below(bits, max_steps)
+        return [1] * depth, depth - 1, [0]
+    if family == "branching":
+        bf = 1 + _below(bits, 3)
+        depth = 1 + _below(bits, max(1, min(8, max_steps // max(1, bf**2))))
+        merge = 1 + _below(bits, 3)
+        _below(bits, 2**31)  # the wiring's seed: no closure depends on the wiring, and nothing draws after it
+        n = _diamond_steps(depth, bf, merge)
+        return [1] * n, n - 1, [0]
+    if family == "multi_branch":
+        p = 1 + _below(bits, max(1, min(8, max_steps // 4)))
+        b = 1 + _below(bits, max(1, min(8, max_steps // (p + 1))))
+        q = 1 + _below(bits, 4)
+        closures = []
+        for branch in range(b):
+            closures += [1 << branch] * p
+        closures += [(1 << b) - 1] * q
+        return closures, len(closures) - 1, list(range(b))
+    if family == "layered":
+        width = 1 + _below(bits, 6)
+        num_layers = 1 + _below(bits, max(1, max_steps * 2 // (width + 1)))
+        num_facts = 1 + _below(bits, 6)
+        _seed(rng, _below(bits, 2**31))
+        return _layered_masks(rng, num_layers, width, num_facts, 3, 0.3)
+    fan = 1 + _below(bits, 4)
+    depth = _below(bits, 4)
+    num_branches = 1 + _below(bits, max(1, min(8, max_steps // (1 + depth * (fan + 1) // 2 + 1))))
+    wiring_seed = _below(bits, 2**31)
+    post_merge_depth = 1 + _below(bits, 3)
+    _seed(rng, wiring_seed)
+    closures = []
+    fan_bits = fan.bit_length()
+    for branch in range(num_branches):
+        size = 1 + depth  # B{b}_0, then each level's width, 1 + a draw below fan_out
+        for _ in range(depth):
+            r = bits(fan_bits)
+            while r >= fan:
+                r = bits(fan_bits)
+            size += r
+        closures += [1 << branch] * size
+    closures += [(1 << num_branches) - 1] * post_merge_depth
+    return closures, len(closures) - 1, list(range(num_branches))
+
+
+@lru_cache(maxsize=256)
+def _diamond_steps(depth: int, branching_factor: int, merge_factor: int) -> int:
+    """Steps of :func:`~cvlib.scenarios.generators.branching`'s diamond (a random plan draws from 72 shapes)."""
+    return sum(width * layers for width, layers in sizes.branching_layer_runs(depth, branching_factor, merge_factor))
+
+
+def _layered_masks(
+    rng: random.Random, num_layers: int, max_width: int, num_facts: int, max_predecessors: int, require_prob: float
+) -> tuple[list[int], int, list[int]]:
+    """:func:`_layered`'s plan, draw for draw, as (closure masks in execution order, action's position, facts required).
+
+    A step's closure is its own requirement's bits OR its predecessors'
+    closures. The predecessors are ``sample``'s pool method written out for
+    one and two picks (the pool is only made for a third): the first pick
+    is a draw ``r`` below the candidates, the second a draw below one fewer,
+    which stands for the last candidate when it lands on ``r``. Up to ten
+    layers Kahn's order is the index order: layer ``l`` becomes ready only
+    once layer ``l - 1`` has run, and ``"R{l}_…"`` sorts before
+    ``"R{l+1}_…"`` while ``l + 1`` has one digit. Past that see
+    :func:`_layered_order`.
+    """
+    bits, draw = rng.getrandbits, rng.random
+    masks: list[int] = []
+    append = masks.append
+    # Past ten layers, for Kahn's order: the successors of each step from layer 9 on (from index
+    # ``layer_starts[9]``), and how many predecessors each step from layer 10 on waits for.
+    successors: list[list[int]] = []
+    waiting: list[int] = []
+    layer_starts: list[int] = []
+    fact_numbers = list(range(num_facts))
+    facts_bits = num_facts.bit_length()
+    keep = num_layers > 10
+    every = 0  # every fact some step requires directly (the plan's facts)
+    previous_start = 0
+    width_bits = max_width.bit_length()
+    f0, f1 = num_facts, num_facts - 1
+    g0, g1 = f0.bit_length(), f1.bit_length()
+    for layer in range(num_layers):
+        if layer == num_layers - 1:
+            width = 1
+        else:
+            width = bits(width_bits)
+            while width >= max_width:
+                width = bits(width_bits)
+            width += 1
+        start = len(masks)
+        layer_starts.append(start)
+        if layer == 0:
+            # One or two facts (as many as there are), sampled from the pool of F1 … F{num_facts}.
+            for _ in range(width):
+                two = bits(2)
+                while two >= 2:
+                    two = bits(2)
+                a = bits(g0)
+                while a >= f0:
+                    a = bits(g0)
+                mask = 1 << a
+                if two and num_facts > 1:
+                    b = bits(g1)
+                    while b >= f1:
+                        b = bits(g1)
+                    mask |= 1 << (f1 if b == a else b)
+                append(mask)
+                every |= mask
+            previous_start = start
+            continue
+        candidates = start - previous_start
+        most = min(max_predecessors, candidates)
+        most_bits = most.bit_length()
+        c0, c1 = candidates, candidates - 1
+        b0, b1 = c0.bit_length(), c1.bit_length()
+        pooled = candidates <= 21
+        previous = masks[previous_start:start]
+        kept = keep and layer >= 10
+        if kept:
+            head = layer_starts[9]
+            if layer == 10:
+                successors.extend([] for _ in range(start - head))  # layer 9's
+            successors.extend([] for _ in range(width))
+            base = previous_start - head
+            step = start
+        for _ in range(width):
+            r = bits(most_bits)
+            while r >= most:
+                r = bits(most_bits)
+            take = r + 1
+            if take <= 2 and pooled:
+                a = bits(b0)
+                while a >= c0:
+                    a = bits(b0)
+                if take == 1:
+                    mask = previous[a]
+                    if kept:
+                        successors[base + a].append(step)
+                        waiting.append(1)
+                else:
+                    b = bits(b1)
+                    while b >= c1:
+                        b = bits(b1)
+                    if b == a:  # the pool's hole at a holds the last candidate
+                        b = c1
+                    mask = previous[a] | previous[b]
+                    if kept:
+                        successors[base + a].append(step)
+                        successors[base + b].append(step)
+                        waiting.append(2)
+            else:
+                picked = _sample(bits, range(previous_start, start), take)
+                mask = 0
+                for p in picked:
+                    mask |= masks[p]
+                if kept:
+                    for p in picked:
+                        successors[p - head].append(step)
+                    waiting.append(take)
+            if draw() < require_prob:
+                r = bits(facts_bits)
+                while r >= num_facts:
+                    r = bits(facts_bits)
+                mask |= 1 << r
+                every |= 1 << r
+            append(mask)
+            if kept:
+                step += 1
+        previous_start = start
+    n = len(masks)
+    required = [k for k in fact_numbers if every >> k & 1]
+    if not keep:
+        return masks, n - 1, required
+    order = _layered_order(successors, waiting, layer_starts, n)
+    return [masks[i] for i in order], order.index(n - 1), required
+
+
+def _layered_order(successors: list[list[int]], waiting: list[int], layer_starts: list[int], n: int) -> list[int]:
+    """Kahn's order of a layered plan of more than ten layers, ties broken as ``R{l}_{j}`` sorts as a string.
+
+    Layers 0 to 8 run whole, in index order, as in a plan of ten layers: a
+    layer-10 step, the first whose id sorts out of layer order (``"R10_0"``
+    < ``"R2_0"``), can be ready only once a layer-9 step has run. From
+    layer 9 on, Kahn's algorithm runs on a heap of integer keys (the rank
+    of ``"{l}_"`` among the layers' strings, then the index), which sort
+    as the ids do as long as a layer has at most ten steps (:func:`_plan`
+    draws at most six). ``successors`` holds those of the steps from layer
+    9 on, ``waiting`` the predecessor counts of the steps from layer 10 on.
+    """
+    ranks = _layer_ranks(len(layer_starts))
+    shift = n.bit_length()
+    low = (1 << shift) - 1
+    head, first = layer_starts[9], layer_starts[10]
+    keys = [0] * head
+    for layer in range(9, len(layer_starts)):
+        lo = layer_starts[layer]
+        hi = layer_starts[layer + 1] if layer + 1 < len(layer_starts) else n
+        high = ranks[layer] << shift  # its low bits are clear, so high | i == high + i
+        keys += range(high + lo, high + hi)
+    waiting = [0] * first + waiting
+    order = list(range(head))
+    ready = keys[head:first]  # layer 9, all ready once layer 8 has run, already in key order
+    while ready:
+        i = heappop(ready) & low
+        order.append(i)
+        for s in successors[i - head]:
+            waiting[s] -= 1
+            if not waiting[s]:
+                heappush(ready, keys[s])
+    return order
+
+
+# At index l, the rank of f"{l}_" among the strings of layers 0 … len - 1 (the order of the layers' ids).
+_LAYER_RANKS: list[int] = []
+
+
+def _layer_ranks(count: int) -> list[int]:
+    """Ranks of layers ``0 … count-1`` in the string order of their ids (``"10_"`` < ``"1_"`` < ``"2_"``), grown on demand.
+
+    The string order is total, so the ranks among more layers sort any
+    fewer of them as well.
+    """
+    global _LAYER_RANKS
+    if len(_LAYER_RANKS) < count:
+        size = max(count, 2 * len(_LAYER_RANKS), 64)
+        ranks = [0] * size
+        for rank, layer in enumerate(sorted(range(size), key="{}_".format)):
+            ranks[layer] = rank
+        _LAYER_RANKS = ranks
+    return _LAYER_RANKS
 
 
 def _setup(main: random.Random, sub: random.Random, seed: int, index: int, family: str, max_steps: int) -> ScenarioSetup:

@@ -89,3 +89,38 @@ def test_general_and_single_fact_predictions_agree_on_published_cases(label, sce
     setup = cv.setup_scenario(scenario, **params)
     ticks = cv.break_ticks(setup.events)
     assert cv.predicted_pfw(setup.plan, ticks) == cv.predicted_pfw_single(setup.plan, setup.at_risk, ticks[setup.at_risk])
+
+
+def test_the_law_on_masks_is_the_law_on_the_plan():
+    """predicted_pfw_masks against predicted_pfw on hand-made plans: several facts, breaks before, at and after the action."""
+    import random
+
+    rng = random.Random(3)
+    for _ in range(400):
+        n = rng.randint(1, 12)
+        steps = []
+        for i in range(n):
+            preds = tuple(f"S{p}" for p in sorted(rng.sample(range(i), rng.randint(0, min(i, 2)))))
+            own = frozenset(f"F{k + 1}" for k in rng.sample(range(4), rng.randint(0, 2)))
+            if not preds and not own:
+                own = frozenset({"F1"})
+            kind = StepKind.ACTION if rng.random() < 0.2 or i == n - 1 else StepKind.DECISION
+            steps.append(Step(f"S{i}", kind, own, preds))
+        plan = PlanGraph(steps)
+        columns = plan.run_columns()
+        masks = [sum(1 << (int(f[1:]) - 1) for f in closure) for closure in columns.closures]
+        first = columns.actions[0] if columns.actions else len(masks)
+        breaks = {f"F{k + 1}": rng.randint(0, n + 1) for k in range(4) if rng.random() < 0.6}
+        as_masks = [(tick, 1 << (int(f[1:]) - 1)) for f, tick in breaks.items()]
+        assert cv.predicted_pfw(plan, breaks) == cv.core.law.predicted_pfw_masks(masks, first, as_masks)
+
+
+def test_the_law_on_masks_counts_stretches_between_breaks():
+    from cvlib.core.law import predicted_pfw_masks
+
+    masks = [1, 1, 2, 3, 2, 1]
+    assert predicted_pfw_masks(masks, 6, []) == 0
+    assert predicted_pfw_masks(masks, 6, [(0, 1)]) == 4  # every step holding F1
+    assert predicted_pfw_masks(masks, 6, [(3, 2)]) == 2  # positions 3 and 4
+    assert predicted_pfw_masks(masks, 4, [(3, 2), (0, 1)]) == 3  # stops at the action at 4
+    assert predicted_pfw_masks(masks, 6, [(9, 1)]) == 0  # after the plan

@@ -102,6 +102,47 @@ def test_the_article_pair_on_bit_masks_is_the_one_loop(seed: int) -> None:
     assert checked == 300
 
 
+def test_the_article_pair_where_nothing_changes_walks_to_the_action_or_the_budget() -> None:
+    """article_pair_small with no events and no horizons against run_policy, under budgets from none to ample."""
+    from cvlib.core.executors import BASELINE, VALIDITY_AWARE, article_pair_small, get_policy, run_policy
+    from cvlib.core.facts import Fact
+    from cvlib.core.values import replace
+    from cvlib.scenarios.random_plans import random_setups
+
+    checked = 0
+    for setup in random_setups(41, 60, max_steps=20):
+        facts = tuple(Fact(f.id, 0) for f in setup.facts)
+        closures, first_action = _masks(setup.plan)
+        flat = setup.plan.closure_size(setup.at_risk) + 1
+        for budget in sorted({0, 1, first_action - 1, first_action, first_action + 1, setup.budget}):
+            if budget < 0:
+                continue
+            quiet = replace(setup, events=(), facts=facts, budget=budget)
+            got = article_pair_small(closures, first_action, [None] * len(facts), [], flat, budget)
+            for name, numbers in zip((BASELINE, VALIDITY_AWARE), got, strict=True):
+                r = run_policy(get_policy(name), quiet.plan, quiet.new_world(), quiet.at_risk, budget)
+                assert numbers == (r.completed, r.steps_used, r.replans, r.verifications, r.pre_failure_work,
+                                   r.decisions_total, r.decisions_on_stale_deps), (name, budget, setup.params)
+                checked += 1
+    assert checked >= 400
+
+
+@pytest.mark.parametrize(
+    ("closures", "first_action", "budget", "expected"),
+    [
+        ([1, 1, 1], 2, 5, (True, 3, 0, 0, 0, 3, 0)),  # to the action
+        ([1, 1, 1], 2, 1, (False, 2, 0, 0, 0, 2, 0)),  # out of budget after the second step
+        ([1, 1, 1], 0, 0, (True, 1, 0, 0, 0, 1, 0)),  # the first step is the action: no budget check before it
+        ([1, 1, 1], 3, 9, (False, 3, 0, 0, 0, 3, 0)),  # no action: the whole order, not completed
+        ([], 0, 4, (False, 0, 0, 0, 0, 0, 0)),  # no steps
+    ],
+)
+def test_the_article_pair_where_nothing_changes_on_edge_cases(closures, first_action, budget, expected) -> None:
+    from cvlib.core.executors import article_pair_small
+
+    assert article_pair_small(closures, first_action, [None], [], 2, budget) == (expected, expected)
+
+
 @pytest.mark.parametrize("family", ("mixed", "layered", "fan_out", "chain"))
 def test_random_family_rows_on_masks_are_the_rows_through_the_loop(family: str, monkeypatch) -> None:
     from cvlib.experiments import large_sweeps
@@ -113,3 +154,32 @@ def test_random_family_rows_on_masks_are_the_rows_through_the_loop(family: str, 
     assert fast == general
     assert [list(r.items()) for r in fast] == [list(r.items()) for r in general]  # same columns, same order
     assert all(type(a[k]) is type(b[k]) for a, b in zip(fast, general) for k in a)
+
+
+@pytest.mark.parametrize("family", ("mixed", "chain", "branching", "multi_branch", "layered", "fan_out"))
+@pytest.mark.parametrize("max_steps", [1, 7, 60, 240])
+@pytest.mark.parametrize("seed", [0, 2026])
+def test_random_family_rows_are_the_setups_run_through_run_policy(family: str, max_steps: int, seed: int) -> None:
+    """The mask rows against rows built from random_setups, run_policy and predicted_pfw on the plan, field by field."""
+    from cvlib.core.executors import BASELINE, VALIDITY_AWARE, get_policy, run_policy
+    from cvlib.core.law import break_ticks, predicted_pfw
+    from cvlib.scenarios.random_plans import random_setups
+
+    count = 250
+    fast = RandomFamily(seed=seed, count=count, family=family, max_steps=max_steps).rows(0, count)
+    for row, setup in zip(fast, random_setups(seed, count, family=family, max_steps=max_steps), strict=True):
+        plan = setup.plan
+        runs = {name: run_policy(get_policy(name), plan, setup.new_world(), setup.at_risk, setup.budget)
+                for name in (BASELINE, VALIDITY_AWARE)}
+        breaks = break_ticks(setup.events)
+        predicted = predicted_pfw(plan, breaks)
+        expected = {
+            "task": setup.params["index"], "family": setup.params["family"], "total_steps": len(plan),
+            "facts": len(plan.facts), "broken_facts": len(breaks), "events": len(setup.events),
+            "closure_size": plan.closure_size(setup.at_risk), "predicted_pfw": predicted,
+            "law_holds": predicted == runs[BASELINE].pre_failure_work, "budget": setup.budget,
+        }
+        for name, r in runs.items():
+            expected |= {f"{name}_pfw": r.pre_failure_work, f"{name}_steps": r.steps_used,
+                         f"{name}_completed": r.completed, f"{name}_verifications": r.verifications}
+        assert row == expected, setup.params

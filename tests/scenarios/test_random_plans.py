@@ -189,3 +189,61 @@ def test_family_draws_are_the_setups_draws() -> None:
         assert _fingerprint(draw.plan) == _fingerprint(setup.plan) and draw.at_risk == setup.at_risk
         assert draw.horizons == [f.valid_until for f in setup.facts]
         assert len(draw.events) == len(setup.events) and draw.family == setup.params["family"]
+
+
+def _as_masks(plan: PlanGraph) -> tuple[list[int], int, list[int]]:
+    """A plan's closures in execution order as bit masks, its first action's position and its facts' numbers."""
+    columns = plan.run_columns()
+    masks = [sum(1 << (int(f[1:]) - 1) for f in closure) for closure in columns.closures]
+    first = columns.actions[0] if columns.actions else len(masks)
+    return masks, first, [int(f[1:]) - 1 for f in sorted(plan.facts)]
+
+
+@pytest.mark.parametrize("family", ("mixed", *FAMILIES))
+@pytest.mark.parametrize("max_steps", [1, 5, 13, 60, 240])
+def test_mask_draws_are_the_plans_built_as_graphs(family: str, max_steps: int) -> None:
+    """family_mask_draws against family_draws, plan by plan: the masks, the order, the facts and every later draw."""
+    from cvlib.scenarios.random_plans import family_draws, family_mask_draws
+
+    count = 1500 if max_steps == 60 else 400
+    seed = max_steps * 31 + len(family)
+    for fast, built in zip(
+        family_mask_draws(seed, 7, 7 + count, family=family, max_steps=max_steps),
+        family_draws(seed, 7, 7 + count, family=family, max_steps=max_steps),
+        strict=True,
+    ):
+        masks, first, required = _as_masks(built.plan)
+        assert (fast.closures, fast.first_action, fast.required) == (masks, first, required), built.params
+        assert fast.family == built.family and fast.horizons == built.horizons and fast.events == built.events
+        assert f"F{fast.at_risk + 1}" == built.at_risk
+
+
+def test_layered_masks_past_ten_layers_run_in_the_ids_string_order() -> None:
+    """Layered plans of 11 to 300 layers (past the rank table's first size), masks against the plan's Kahn order."""
+    import random
+
+    from cvlib.scenarios.random_plans import _layered, _layered_masks
+
+    interleaved = 0
+    for seed in range(150):
+        layers, width, facts = 11 + seed * 2, seed % 6 + 1, seed % 6 + 1
+        plan = _layered(random.Random(seed), layers, width, [f"F{i + 1}" for i in range(facts)], 3, 0.3)
+        interleaved += [plan.position(s.id) for s in plan] != list(range(len(plan)))
+        assert _layered_masks(random.Random(seed), layers, width, facts, 3, 0.3) == _as_masks(plan)
+    assert interleaved >= 60  # half of them do not run in index order: the heap is exercised
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_orders_handed_over_are_kahns_at_the_one_digit_boundary(seed: int) -> None:
+    """Fan-outs and layered plans at and just past ten branches, steps a level or layers: Kahn's order either way."""
+    for size in (9, 10, 11, 12):
+        for plan in (
+            isolated_fan_out(size, size, seed, branch_depth=seed % 4, post_merge_depth=seed % 3 + 1),
+            isolated_fan_out(size, 3, seed, branch_depth=2),
+            layered_dag(size, size, 4, seed),
+            layered_dag(size, 3, 4, seed),
+            layered_dag(6, size, 4, seed),
+        ):
+            general = PlanGraph(list(plan))
+            assert plan.topological_order() == general.topological_order()
+            assert _fingerprint(plan) == _fingerprint(general)
