@@ -52,7 +52,7 @@ the class is bound). A symbol depends on:
   setter method whole, and a base whole; the precise rule falls back to it
   where code defeats the analysis (:data:`FALLBACK_REASONS`), except that a
   method whose only such code is ``setattr(self, name, v)`` counts what
-  assignment can run (:meth:`PythonFile._settable_members`);
+  assignment can run (``PythonFile._settable_members``);
 * for a **module-level class read by name** (precise rule): what the use
   needs: the header and binding for
   ``isinstance``, ``issubclass``, ``except`` and annotations; the member for
@@ -69,7 +69,7 @@ tree), and the annotations of annotated assignments in function bodies,
 which Python neither evaluates nor stores (names read only there are not
 followed either). Parameter and return annotations count. Class-level
 annotations count, except under ``from __future__ import annotations`` in a
-plain class (:meth:`PythonFile._inert_annotations`): there a declaration
+plain class (``PythonFile._inert_annotations``): there a declaration
 ``x: T`` records that ``x`` is declared and ``x: T = v`` its value, and
 code reading ``__annotations__`` of the class depends on every annotation.
 The statements of a method that set an attribute (its slice) are compared
