@@ -72,15 +72,49 @@ def others_busy(seconds: float = 1.0) -> float | None:
     """How many cores other processes kept busy over ``seconds`` while this one slept (None if unknown).
 
     The load average lags by a minute and counts the suite's own work; this
-    probe sleeps and reads the machine's busy time from ``/proc/stat``, so
-    what it sees is everyone else.
+    probe sleeps and reads the machine's busy time from ``/proc/stat``, less
+    what this process and its descendants used meanwhile (a sweep's worker
+    processes still shutting down, a fork server), so what it sees is
+    everyone else.
     """
-    first = _busy_jiffies()
+    first, own_first = _busy_jiffies(), _own_tree_jiffies()
     if first is None:
         return None
     time.sleep(seconds)
-    second = _busy_jiffies()
+    second, own_second = _busy_jiffies(), _own_tree_jiffies()
     if second is None or second[1] == first[1]:
         return None
+    own = max(0, own_second - own_first)
     cores = os.cpu_count() or 1
-    return round(cores * (second[0] - first[0]) / (second[1] - first[1]), 2)
+    return round(max(0.0, cores * (second[0] - first[0] - own) / (second[1] - first[1])), 2)
+
+
+def _own_tree_jiffies() -> int:
+    """CPU jiffies (user and system) used so far by this process and every live descendant, from ``/proc``."""
+    parents: dict[int, int] = {}
+    times: dict[int, int] = {}
+    for entry in os.listdir("/proc") if os.path.isdir("/proc") else ():
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue  # gone meanwhile, or not readable
+        parents[int(entry)] = int(fields[1])
+        times[int(entry)] = int(fields[11]) + int(fields[12])  # utime, stime
+    return sum(times.get(pid, 0) for pid in descendants(parents, os.getpid()))
+
+
+def descendants(parents: dict[int, int], root: int) -> set[int]:
+    """``root`` and every process below it, from a map of process id to parent id."""
+    children: dict[int, list[int]] = {}
+    for pid, ppid in parents.items():
+        children.setdefault(ppid, []).append(pid)
+    tree, frontier = {root}, [root]
+    while frontier:
+        for pid in children.get(frontier.pop(), ()):
+            if pid not in tree:
+                tree.add(pid)
+                frontier.append(pid)
+    return tree

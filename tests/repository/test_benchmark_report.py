@@ -261,3 +261,25 @@ def test_a_record_without_the_model_packages_says_why_in_one_line(record: dict) 
     assert perf.model_table(record) is None
     assert "not installed" in perf.model_summary(record)
     assert "no model rows" in perf.model_summary({"machine": {}})
+
+
+
+def test_the_idle_probe_does_not_count_the_suites_own_processes(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A sweep's workers still shutting down are the suite's own work, not another user's."""
+    from benchmarks import machine
+
+    machine_busy = iter([(1_000, 10_000), (1_150, 10_200)])  # 150 busy jiffies of 200 (2 cores for 1 s)
+    own = iter([50, 150])  # of which this process tree used 100
+    monkeypatch.setattr(machine, "_busy_jiffies", lambda: next(machine_busy))
+    monkeypatch.setattr(machine, "_own_tree_jiffies", lambda: next(own))
+    monkeypatch.setattr(machine.time, "sleep", lambda _: None)
+    monkeypatch.setattr(machine.os, "cpu_count", lambda: 2)
+    assert machine.others_busy() == 0.5  # 2 cores x (150 - 100) / 200
+
+
+def test_the_suites_process_tree_is_every_descendant() -> None:
+    from benchmarks.machine import descendants
+
+    parents = {10: 1, 11: 10, 12: 11, 13: 10, 20: 1, 21: 20}
+    assert descendants(parents, 10) == {10, 11, 12, 13}
+    assert descendants(parents, 21) == {21}
