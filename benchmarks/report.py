@@ -157,7 +157,7 @@ def readme_table(record: Mapping[str, Any]) -> str:
             }
             floor = f"; the floor {per['floor']:.0f} µs, cvlib {family['fast_vs_floor']:.1f}× it" if "floor" in per else ""
             lines.append(
-                f"| {label} | {per['fast']:.0f} µs{floor} | {per['reference']:.0f} µs | {family['ratio']:.1f}× | | |"
+                f"| {label} | {per['fast']:.0f} µs{floor} | {per['reference']:.0f} µs | {family['ratio']:.2f}× | | |"
             )
     if "memory" in record:
         mem = record["memory"]

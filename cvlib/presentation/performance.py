@@ -361,6 +361,53 @@ def sweep_table(record: Mapping[str, Any]) -> pd.DataFrame:
     return pd.DataFrame(rows).set_index("what")
 
 
+#: What each of the record's ratio targets compares, in the words of the table.
+TARGET_NAMES = {
+    "grid_vs_original": "the grid, the original's time over cvlib's",
+    "cold_start_vs_original": "cold start, cvlib's time over the original's",
+    "cold_start_vs_interpreter": "cold start, cvlib's time over the bare interpreter's",
+    "random_family_vs_reference": "random plans, the reference loop's time per plan over cvlib's",
+    "processes_vs_serial": "sweep, processes backend's speed-up over serial",
+    "dask_vs_serial": "sweep, Dask backend's speed-up over serial",
+}
+
+
+def target_table(record: Mapping[str, Any]) -> pd.DataFrame | None:
+    """Each ratio target of the record beside the ratio measured and whether it is met; None for an older record.
+
+    The ratios are shown to two decimals, so that a ratio just short of its
+    target (9.95 against 10) does not read as reaching it; a target whose
+    row was busy, or whose parallel rows ran on a machine that was not
+    otherwise idle, says so instead of a verdict.
+
+    Parameters
+    ----------
+    record : dict
+        A benchmark record with ``verdicts`` (written by the suite).
+
+    Returns
+    -------
+    pandas.DataFrame or None
+    """
+    import pandas as pd
+
+    verdicts = record.get("verdicts")
+    if not verdicts:
+        return None
+    rows = []
+    for name, v in verdicts.items():
+        measured = v["ratio"] is not None
+        rows.append(
+            {
+                "target": TARGET_NAMES.get(name, name),
+                "wanted": f"{v['why']} {v['target']:g}×" if measured else f"{v['target']:g}×",
+                "measured": f"{v['ratio']:.2f}×" if measured else v["why"],
+                "verdict": _met(v["met"]) if measured else "",
+            }
+        )
+    return pd.DataFrame(rows).set_index("target")
+
+
 def breakdown_table(record: Mapping[str, Any], which: str = "grid") -> pd.DataFrame:
     """Where one job's time goes: each measured phase, its CPU time and its share of the whole job.
 
@@ -714,7 +761,7 @@ KINDS: dict[str, str] = {
     "perf_isolated_branches_vs_original": "count",
     "perf_chain_exponent": "exponent",
     "perf_isolated_branches_exponent": "exponent",
-    "perf_family_ratio": "tenths",
+    "perf_family_ratio": "mean",
     "perf_family_us": "count",
     "perf_family_reference_us": "count",
     "perf_family_floor_us": "count",
