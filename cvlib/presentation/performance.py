@@ -44,7 +44,6 @@ CASE_NAMES: dict[str, str] = {
 #: How the chapter names each phase of a breakdown.
 PHASE_NAMES: dict[str, str] = {
     "checks": "checking parameters",
-    "draws": "random draws of the wiring",
     "plans": "building plans",
     "setup": "facts, event, budget, set-up check",
     "structure": "structure summary",
