@@ -1,7 +1,7 @@
 """Sweeps: one random family through each backend, and how fast the processes backend's workers start.
 
 Throughput: ``cv.sweep`` of the same seeded family on the serial backend, on
-the processes backend and on Dask (a LocalCluster started once, before the
+the processes backend and on Dask (the library's ``local_client``, started once, before the
 timings, and handed to every sweep as ``client=``, as the law-at-scale
 chapter does), interleaved. Parallel work happens in other processes, so the
 sweeps are compared on **wall time** (CPU time of the calling process would
@@ -49,30 +49,22 @@ def throughput(count: int, repeats: int, workers: int = 2, chunk_size: int | Non
     the last chunk together.
     """
     chunk_size = chunk_size_for(count, workers) if chunk_size is None else chunk_size
-    import logging
-
-    from dask.distributed import Client, LocalCluster
+    from cvlib.experiments.large_sweeps import local_client
 
     spec = cv.RandomFamily(seed=FAMILY_SEED, count=count)
-    cluster = LocalCluster(
-        n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=":0", silence_logs=logging.CRITICAL
-    )
-    try:
-        with Client(cluster) as client:
-            jobs = {
-                "serial": lambda: cv.sweep(spec, chunk_size=chunk_size, progress=False),
-                "processes": lambda: cv.sweep(
-                    spec, backend="processes", workers=workers, chunk_size=chunk_size, progress=False
-                ),
-                "dask": lambda: cv.sweep(spec, backend="dask", client=client, chunk_size=chunk_size, progress=False),
-            }
-            first = {name: job() for name, job in jobs.items()}  # warm-up: the fork server, the cluster's imports
-            for name, frame in first.items():
-                if not frame.equals(first["serial"]):
-                    raise SystemExit(f"the {name} backend's rows differ from the serial backend's")
-            timed = interleaved(jobs, repeats)
-    finally:
-        cluster.close()
+    with local_client(workers) as client:
+        jobs = {
+            "serial": lambda: cv.sweep(spec, chunk_size=chunk_size, progress=False),
+            "processes": lambda: cv.sweep(
+                spec, backend="processes", workers=workers, chunk_size=chunk_size, progress=False
+            ),
+            "dask": lambda: cv.sweep(spec, backend="dask", client=client, chunk_size=chunk_size, progress=False),
+        }
+        first = {name: job() for name, job in jobs.items()}  # warm-up: the fork server, the cluster's imports
+        for name, frame in first.items():
+            if not frame.equals(first["serial"]):
+                raise SystemExit(f"the {name} backend's rows differ from the serial backend's")
+        timed = interleaved(jobs, repeats)
     column = "total_steps" if "total_steps" in first["serial"] else "steps"
     steps = int(first["serial"][column].sum())
     serial = timed["serial"]["wall_median_s"]

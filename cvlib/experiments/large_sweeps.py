@@ -55,9 +55,8 @@ from dataclasses import dataclass, field
 from functools import cache
 from operator import itemgetter
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-import pandas as pd
 import pyarrow as pa
 import pyarrow.parquet as pq
 
@@ -79,6 +78,9 @@ from cvlib.experiments.checkpoints import Checkpoint, atomic_write, cvlib_versio
 from cvlib.scenarios.named import get_scenario, setup_scenario
 from cvlib.scenarios.random_plans import FALSE_ALARM, FAMILIES, REPLACE, family_mask_draws, random_setup
 from cvlib.scenarios.sizes import check_runs, random_plan_size
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 BACKENDS: tuple[str, ...] = ("serial", "processes", "dask")
 
@@ -359,31 +361,38 @@ def _chunk_table(spec: SweepSpec, start: int, stop: int) -> pa.Table:
 
 
 def _rows_table(rows: list[dict[str, Any]]) -> pa.Table:
-    """Rows as an Arrow table with the column types pandas would give them.
+    """Rows as an Arrow table, with the column types a pandas frame of them would give.
 
     Rows that share one set of keys, in one order (every spec's do), are cut
     into columns; a column whose values are all of one plain type (int, bool,
     float or str) becomes an Arrow array directly, several times faster than
-    through a pandas frame, with the same type. Anything else (None, mixed
-    types, numpy scalars, an int past int64) goes through pandas as it is.
+    through a pandas frame. Anything else (None, mixed types, numpy scalars,
+    an int past int64) goes through pandas. Strings are ``large_string`` either way (what
+    pandas 3 gives; pandas 2 reads both kinds back as the same objects), so
+    chunks made either way concatenate.
     """
     keys = tuple(rows[0]) if rows else ()
     if rows and all(len(row) == len(keys) and tuple(row) == keys for row in rows):
         columns = {key: [row[key] for row in rows] for key in keys}
-        table = _plain_table(columns)
-        if table is not None:
-            return table
-        frame = pd.DataFrame(columns)
-    else:
-        frame = pd.DataFrame(rows)
-    return pa.Table.from_pandas(frame, preserve_index=False)
+        return _plain_table(columns) or _frame_table(columns)
+    return _frame_table(rows)
+
+
+def _frame_table(data: dict[str, list[Any]] | list[dict[str, Any]]) -> pa.Table:
+    """Columns or rows through a pandas frame, strings as ``large_string``."""
+    import pandas as pd
+
+    table = pa.Table.from_pandas(pd.DataFrame(data), preserve_index=False)
+    strings = [i for i, f in enumerate(table.schema) if f.type == pa.string()]
+    for i in strings:
+        table = table.set_column(i, table.field(i).with_type(pa.large_string()), table.column(i).cast(pa.large_string()))
+    return table
 
 
 @cache
 def _plain_types() -> dict[type, pa.DataType]:
-    """Python type -> the Arrow type a pandas column of such values becomes (strings depend on pandas' version)."""
-    strings = pa.Table.from_pandas(pd.DataFrame({"s": ["a"]}), preserve_index=False).schema.field("s").type
-    return {int: pa.int64(), bool: pa.bool_(), float: pa.float64(), str: strings}
+    """Python type -> the Arrow type a pandas column of such values becomes."""
+    return {int: pa.int64(), bool: pa.bool_(), float: pa.float64(), str: pa.large_string()}
 
 
 def _plain_table(columns: dict[str, list[Any]]) -> pa.Table | None:
@@ -464,8 +473,9 @@ def _serial(spec: SweepSpec, todo: list[tuple[int, int, int]], **_: Any) -> Iter
         yield chunk, _chunk_table(spec, lo, hi)
 
 
-#: What the processes backend's fork server imports once, so its workers start with cvlib loaded.
-PRELOAD = ("cvlib.experiments.large_sweeps",)
+#: What the processes backend's fork server imports once, so its workers start with what a chunk needs loaded
+#: (pyarrow loads pandas on its first array, so pandas is named: otherwise every worker would import it).
+PRELOAD = ("cvlib.experiments.large_sweeps", "pandas", "pyarrow.ipc", "pyarrow.pandas_compat")
 
 
 def _worker_context() -> Any:
@@ -602,20 +612,35 @@ def _dask(
     else:
         client = Client(address)
     try:
-        futures = {}
-        compute = _ENCODERS[transport]
-        for chunk, lo, hi in todo:
-            future = client.submit(
-                compute, spec, lo, hi, key=f"cvlib-sweep-{token}-{transport}-{chunk}", retries=retries, pure=False
-            )
-            futures[future] = chunk
-        for future in as_completed(futures):
-            yield futures[future], future.result()
+        # One graph for the whole sweep (a submit per chunk is a message to the scheduler each), and results
+        # gathered by the client's event loop as they finish rather than one round trip per future.
+        chunks, los, his = zip(*todo)
+        keys = [f"cvlib-sweep-{token}-{transport}-{chunk}" for chunk in chunks]
+        mapped = client.map(
+            _ENCODERS[transport], [spec] * len(todo), los, his, key=keys, retries=retries, pure=False
+        )
+        futures = {future.key: chunk for future, chunk in zip(mapped, chunks)}
+        for future, data in as_completed(mapped, with_results=True):
+            yield futures[future.key], data
     finally:
         if local is not None:
             local.__exit__(None, None, None)
         elif own_client:
             client.close()
+
+
+#: Dask settings for the local cluster a sweep starts: its periodic monitors, which a sweep of a few
+#: seconds does not need, slowed or off. With Dask's defaults an idle cluster of 2 workers kept about
+#: 7 % of a core busy in the sweeping process (which hosts the scheduler and the nannies) and 12 % in the
+#: workers (a statistical profiler sampling every 10 ms, a GIL monitor every 1 ms, the event loops'
+#: 20 ms tick); on 2 cores that time comes out of the sweep's own.
+QUIET_DASK: dict[str, Any] = {
+    "distributed.worker.profile.enabled": False,
+    "distributed.admin.system-monitor.gil.enabled": False,
+    "distributed.admin.system-monitor.interval": "5s",
+    "distributed.admin.tick.interval": "1s",
+    "distributed.worker.memory.monitor-interval": "1s",
+}
 
 
 @contextmanager
@@ -627,7 +652,9 @@ def local_client(workers: int = 2) -> Iterator[Any]:
     cluster of its own; a client on a cluster that is already running
     (``dask.distributed.Client("tcp://scheduler:8786")``) is used the same way.
     The cluster's dashboard takes any free port and its logs are silenced, so
-    a notebook's output does not depend on the machine.
+    a notebook's output does not depend on the machine; its monitors run
+    rarely or not at all (:data:`QUIET_DASK`), so that an idle cluster does
+    not take CPU from the sweep on a small machine.
 
     Parameters
     ----------
@@ -641,10 +668,12 @@ def local_client(workers: int = 2) -> Iterator[Any]:
     """
     import logging
 
+    import dask
     from dask.distributed import Client, LocalCluster
 
     workers = require_int("workers", workers, minimum=1)
-    with _workers_skip_main(None):  # the workers start here, as spawned interpreters
+    # The workers take the configuration in force when they start (their nannies hand it over).
+    with _workers_skip_main(None), dask.config.set(QUIET_DASK):  # the workers start here, as spawned interpreters
         cluster = LocalCluster(
             n_workers=workers,
             threads_per_worker=1,
