@@ -65,7 +65,8 @@ def test_the_processes_backend_forks_workers_from_a_server_that_preloaded_cvlib(
     assert context.get_start_method() == "forkserver"
     from multiprocessing import forkserver
 
-    assert "cvlib.experiments.large_sweeps" in forkserver._forkserver._preload_modules
+    assert set(large_sweeps.PRELOAD) <= set(forkserver._forkserver._preload_modules)
+    assert "pandas" in large_sweeps.PRELOAD  # pyarrow loads it on a worker's first array otherwise
 
 
 def test_the_processes_backend_equals_serial_with_the_lifeline_in_place() -> None:
@@ -122,6 +123,21 @@ def test_a_dask_sweep_runs_on_a_given_client_and_leaves_it_open() -> None:
             assert client.status == "running"
     pd.testing.assert_frame_equal(first, serial)
     pd.testing.assert_frame_equal(second, serial)
+
+
+def _profiler_and_tick() -> tuple[bool, str]:
+    import dask
+
+    return dask.config.get("distributed.worker.profile.enabled"), dask.config.get("distributed.admin.tick.interval")
+
+
+def test_the_local_cluster_starts_its_workers_with_the_monitors_quiet() -> None:
+    pytest.importorskip("distributed")
+    with large_sweeps.local_client(1) as client:
+        seen = list(client.run(_profiler_and_tick).values())
+        rows = sweep(SPEC, backend="dask", client=client, chunk_size=10, progress=False)
+    assert seen == [(False, large_sweeps.QUIET_DASK["distributed.admin.tick.interval"])]
+    pd.testing.assert_frame_equal(rows, sweep(SPEC, chunk_size=10, progress=False))
 
 
 def test_a_misplaced_client_is_named() -> None:
