@@ -629,8 +629,8 @@ def _dask(
             client.close()
 
 
-#: Dask settings for the local cluster a sweep starts: its periodic monitors, which a sweep of a few
-#: seconds does not need, slowed or off. With Dask's defaults an idle cluster of 2 workers kept about
+#: Dask settings for the local cluster a sweep starts, with the periodic monitors (which a sweep of a few
+#: seconds does not need) slowed or off. With Dask's defaults an idle cluster of 2 workers kept about
 #: 7 % of a core busy in the sweeping process (which hosts the scheduler and the nannies) and 12 % in the
 #: workers (a statistical profiler sampling every 10 ms, a GIL monitor every 1 ms, the event loops'
 #: 20 ms tick); on 2 cores that time comes out of the sweep's own.
@@ -694,8 +694,8 @@ _RUNNERS: dict[str, Callable[..., Iterator[tuple[int, pa.Table | bytes]]]] = {
     "dask": _dask,
 }
 
-#: How a worker sends a chunk back: Parquet when it is checkpointed (the bytes are stored as they come),
-#: else an Arrow IPC stream, which costs the sweeping process almost nothing to read.
+#: How a worker sends a chunk back, by transport; Parquet when the chunk is checkpointed (the bytes are
+#: stored as they come), else an Arrow IPC stream, which costs the sweeping process almost nothing to read.
 _ENCODERS: dict[str, Callable[[SweepSpec, int, int], bytes]] = {"parquet": _chunk_parquet, "arrow": _chunk_arrow}
 
 
