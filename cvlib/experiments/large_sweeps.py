@@ -566,12 +566,21 @@ def _workers_skip_main(spec: object) -> Iterator[None]:
         main.__file__ = path
 
 
+def _import_pandas() -> None:
+    import pandas  # noqa: F401
+
+
 def _processes(
     spec: SweepSpec, todo: list[tuple[int, int, int]], workers: int, transport: str, **_: Any
 ) -> Iterator[tuple[int, bytes]]:
     import sys
+    import threading
     from concurrent.futures import ProcessPoolExecutor, as_completed
 
+    if "pandas" not in sys.modules:
+        # The result is a frame, so this process needs pandas by the end; import it while the first submit
+        # waits for the fork server to start (a second interpreter importing cvlib), not after the last chunk.
+        threading.Thread(target=_import_pandas, name="cvlib-sweep-import", daemon=True).start()
     context = _worker_context()
     lifeline, keep_alive = context.Pipe(duplex=False)
     try:
