@@ -40,6 +40,12 @@ sweep resumes without recomputing finished work and a damaged, edited or
 foreign chunk never reaches the result; a different sweep in the same folder
 is refused. The result is assembled from the Arrow tables of the chunks, so a
 resumed sweep writes the same Parquet bytes as an uninterrupted one.
+
+Without a checkpoint, a worker sends its chunk back as an Arrow IPC stream,
+which the sweeping process reads without copying; with one, as the Parquet
+bytes the checkpoint stores. Either way the sweeping process, which shares
+the machine's cores with the workers, does little more than put the chunks
+in order and make one frame at the end.
 """
 
 from __future__ import annotations
