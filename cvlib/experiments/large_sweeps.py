@@ -58,7 +58,6 @@ import sys
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from functools import cache
 from operator import itemgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -373,9 +372,9 @@ def _rows_table(rows: list[dict[str, Any]]) -> pa.Table:
     into columns; a column whose values are all of one plain type (int, bool,
     float or str) becomes an Arrow array directly, several times faster than
     through a pandas frame. Anything else (None, mixed types, numpy scalars,
-    an int past int64) goes through pandas. Strings are ``large_string`` either way (what
-    pandas 3 gives; pandas 2 reads both kinds back as the same objects), so
-    chunks made either way concatenate.
+    an int past int64) goes through pandas. Strings are ``large_string``
+    either way (what pandas 3 gives; pandas 2 reads either back as the same
+    objects), so chunks made either way concatenate.
     """
     keys = tuple(rows[0]) if rows else ()
     if rows and all(len(row) == len(keys) and tuple(row) == keys for row in rows):
@@ -395,19 +394,16 @@ def _frame_table(data: dict[str, list[Any]] | list[dict[str, Any]]) -> pa.Table:
     return table
 
 
-@cache
-def _plain_types() -> dict[type, pa.DataType]:
-    """Python type -> the Arrow type a pandas column of such values becomes."""
-    return {int: pa.int64(), bool: pa.bool_(), float: pa.float64(), str: pa.large_string()}
+#: Python type -> the Arrow type a column of such values becomes.
+_PLAIN_TYPES: dict[type, pa.DataType] = {int: pa.int64(), bool: pa.bool_(), float: pa.float64(), str: pa.large_string()}
 
 
 def _plain_table(columns: dict[str, list[Any]]) -> pa.Table | None:
     """The columns as Arrow arrays if every one holds a single plain type, else None (pandas decides)."""
-    types = _plain_types()
     arrays = []
     for values in columns.values():
         kinds = set(map(type, values))  # exact types: a bool is not taken for an int, nor a numpy scalar for either
-        arrow_type = types.get(kinds.pop()) if len(kinds) == 1 else None
+        arrow_type = _PLAIN_TYPES.get(kinds.pop()) if len(kinds) == 1 else None
         if arrow_type is None:
             return None
         try:
