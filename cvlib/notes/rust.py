@@ -74,7 +74,7 @@ import json
 import re
 from collections import deque
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import Any
 
 from .errors import LanguageUnavailable, NotesError, UnparsableSource
@@ -178,7 +178,9 @@ class RustFile:
         self.symbols: list[_RSym] = []
         self.members: dict[str, list[_Member]] = {}
         self._seen: dict[str, int] = {}
-        self._canon: dict[tuple[int, int, str], str] = {}
+        self._canon: dict[tuple[tuple[int, int, str], bool], str] = {}
+        self._literal = False  # True while hashing a symbol's own code (written as is, see :meth:`rows`)
+        self._aliases: dict[str, tuple[str, ...]] = {}
         self.top = _Module("", None)
         self._modules: dict[str, _Module] = {"": self.top}
         self._item_macros: list[tuple[Any, _Module]] = []  # macro invocations where items go: they may generate some
@@ -186,6 +188,11 @@ class RustFile:
             self._items(self.root, self.top)
         except RecursionError:
             raise UnparsableSource(f"{path!r} nests too deeply to read") from None
+        self._aliases = self._bound_aliases()
+        self._canon.clear()  # the impl headers were serialised before the aliases were known
+        for ms in self.members.values():
+            for m in ms:
+                m.header = self._header_text(m.header_node)
         self._headers = {m.header: (m.header_node, m.module) for ms in self.members.values() for m in ms}
         self._by_qualname = {s.qualname: s for s in self.symbols}
         #: Each label's distance from the symbol in the last :meth:`dependencies` call, 0 for its own binding.
@@ -195,7 +202,8 @@ class RustFile:
         self._header_attr_texts: dict[str, set[str]] = {}
         for ms in self.members.values():
             for m in ms:
-                self._header_attr_texts.setdefault(m.header, set()).update(self.canon(a) for a in m.header_attrs)
+                self._header_attr_texts.setdefault(m.header, set()).update(
+                    t for t in (self.canon(a) for a in m.header_attrs) if t)
         self._rule = "precise"
         self._precise: dict[tuple[int, int, str], tuple[set[tuple[str, str, str]], tuple[str, ...]]] = {}
         self._owner_of_label = {m.label: owner for owner, ms in self.members.items() for m in ms}
@@ -320,14 +328,22 @@ class RustFile:
     # -- canonical text ----------------------------------------------------------------------
 
     def canon(self, node: Any, skip: Any = None) -> str:
-        """Comment-free, whitespace-free serialisation of a subtree (``skip``: a node written as its type only)."""
+        """Comment-free, whitespace-free serialisation of a subtree (``skip``: a node written as its type only).
+
+        In a dependency record (not while :meth:`rows` hashes a symbol's own
+        code) two spellings of the same program serialise alike: an attribute
+        that only sets a lint level or an optimisation hint (:data:`INERT_SPELLINGS`)
+        is left out, and a known type alias of a bound crate is written as
+        what it stands for (:data:`TYPE_ALIASES`, where :meth:`_bound_aliases`
+        shows that the name can only be that crate's).
+        """
         if skip is None:
-            cached = self._canon.get(_key(node))
+            cached = self._canon.get((_key(node), self._literal))
             if cached is not None:
                 return cached
         out = self._serialise(node, None if skip is None else _key(skip))
         if skip is None:
-            self._canon[_key(node)] = out
+            self._canon[(_key(node), self._literal)] = out
         return out
 
     def _serialise(self, node: Any, skip: tuple[int, int, str] | None) -> str:
@@ -335,14 +351,63 @@ class RustFile:
             return ""
         if skip is not None and _key(node) == skip:
             return f"{node.type}()"
+        if not self._literal:
+            if node.type in ("attribute_item", "inner_attribute_item") and _inert_attribute(node):
+                return ""
+            if node.type == "type_identifier" and _text(node) in self._aliases and _type_position(node):
+                return _alias_text(_text(node))
         if node.child_count == 0:
             return f"{node.type}:{_text(node)}" if node.is_named else repr(node.type)
         inner = ",".join(p for p in (self._serialise(c, skip) for c in node.children) if p)
         return f"{node.type}({inner})"
 
+    def _attrs_text(self, attrs: Any) -> str:
+        return "[" + ",".join(t for t in (self.canon(a) for a in attrs) if t) + "]"
+
     def _code(self, node: Any, attrs: tuple[Any, ...], skip_name: bool = False) -> str:
         skip = node.child_by_field_name("name") if skip_name else None
-        return "[" + ",".join(self.canon(a) for a in attrs) + "]" + self.canon(node, skip)
+        return self._attrs_text(attrs) + self.canon(node, skip)
+
+    def _bound_aliases(self) -> dict[str, tuple[str, ...]]:
+        """The names of :data:`TYPE_ALIASES` that can only mean the crate's alias here, with the names it expands to.
+
+        A name qualifies when no module of the file defines it, binds it by a
+        ``use`` of another crate or declares it as a generic parameter, when
+        the same holds for the names its expansion uses (``Py``, ``PyAny``), and
+        when every glob import of the file is the crate's own (``use
+        pyo3::prelude::*``) or, inside an inline module, ``use super::*``: then
+        the name, and its expansion, resolve to the crate's items.
+        """
+        crates = {crate for crate, _ in TYPE_ALIASES.values()}
+        allowed: set[str] = set()
+        for crate in crates:
+            names = {n for n, (c, _) in TYPE_ALIASES.items() if c == crate}
+            names |= {e for n in names for e in _ALIAS_NAMES[n]}
+            if self._crate_only(crate, names):
+                allowed |= {n for n, (c, _) in TYPE_ALIASES.items() if c == crate}
+        return {n: _ALIAS_NAMES[n] for n in sorted(allowed)}
+
+    def _crate_only(self, crate: str, names: set[str]) -> bool:
+        heads = (f"use {crate}::", f"use ::{crate}::")
+        uses_crate = False
+        for module in self._modules.values():
+            for bound, items in module.bindings.items():
+                for item in items:
+                    text = item.canon_override or ""
+                    from_crate = item.kind == "use" and text.startswith(heads)
+                    uses_crate = uses_crate or (from_crate and (bound == "*" or bound in names))
+                    if bound == "*" and not from_crate and not (module is not self.top and text == "use super::*"):
+                        return False
+                    if bound in names and not from_crate:
+                        return False
+        stack = [self.root]
+        while stack:  # a generic parameter of the same name shadows it
+            current = stack.pop()
+            if current.type == "type_identifier" and _text(current) in names and current.parent is not None \
+                    and current.parent.type in _GENERIC_PARAMETERS:
+                return False
+            stack.extend(current.children)
+        return uses_crate
 
     def _header_text(self, node: Any) -> str:
         """An impl or trait without its body, as canonical text (the header's identity)."""
@@ -364,12 +429,14 @@ class RustFile:
     def rows(self) -> list[Symbol]:
         """Every symbol, hashed (see :mod:`cvlib.notes.anchors`)."""
         out = []
+        self._literal = True  # a symbol's own code is hashed as written (both gates compare it)
         for s in self.symbols:
             start = s.attrs[0] if s.attrs else s.node
             raw = self.data[start.start_byte : s.node.end_byte].decode("utf-8")
             lines = s.node.end_point[0] - start.start_point[0] + 1
             out.append(Symbol(self.path, s.qualname, s.kind, sha256(raw), sha256(self._code(s.node, s.attrs, True)),
                               lines, self._count(s.node) + sum(self._count(a) for a in s.attrs)))
+        self._literal = False
         return out
 
     # -- dependencies ------------------------------------------------------------------------
@@ -390,6 +457,10 @@ class RustFile:
             current = stack.pop()
             kind = current.type
             if kind in _COMMENTS:
+                continue
+            if kind == "type_identifier" and _text(current) in self._aliases and _type_position(current):
+                for name in self._aliases[_text(current)]:  # what the alias stands for, as if written out
+                    out.add(self._lookup(module, name) or ("u", "", name))
                 continue
             if kind in ("identifier", "type_identifier"):
                 name = _text(current)
@@ -566,7 +637,7 @@ class RustFile:
             if decl is None:
                 continue
             attrs = _preceding_attributes(decl)
-            record.append("[" + ",".join(self.canon(a) for a in attrs) + "]" + self.canon(decl))
+            record.append(self._attrs_text(attrs) + self.canon(decl))
             assert module is not None
             reads |= self._reads(decl, module, owner)
             if _names_self(decl):
@@ -580,7 +651,7 @@ class RustFile:
         record: list[object] = []
         for item in items:
             body = item.node.child_by_field_name("body")
-            text = "[" + ",".join(self.canon(a) for a in item.attrs) + "]"
+            text = self._attrs_text(item.attrs)
             text += self.canon(item.node, body) if body is not None else self.canon(item.node)
             record.append([item.kind, text])
             assert module is not None
@@ -717,6 +788,68 @@ _INERT_ATTRIBUTES = frozenset({
     "derive", "repr", "allow", "warn", "deny", "forbid", "expect", "cfg", "cfg_attr", "doc", "non_exhaustive",
     "must_use", "deprecated", "automatically_derived", "rustfmt", "clippy", "pyclass",
 })
+
+#: Type aliases of crates the Rust files bind, by name: (crate, what the alias stands for). ``PyObject`` is
+#: declared ``pub type PyObject = Py<PyAny>;`` in pyo3's ``instance.rs`` in every release from 0.12 on
+#: (deprecated since 0.26): the releases read here pin pyo3 0.21.2 to 0.30.1 in their ``Cargo.lock``
+#: (a file that still names it does not build where it is gone). Applied only where
+#: :meth:`RustFile._bound_aliases` shows the name is the crate's.
+TYPE_ALIASES: dict[str, tuple[str, str]] = {
+    "PyObject": ("pyo3", "Py<PyAny>"),
+}
+
+#: Attributes that cannot change what the compiled code does, left out of dependency records: lint levels
+#: (``allow``, ``warn``, ``deny``, ``forbid``, ``expect``), tool attributes of clippy and rustfmt, and the
+#: optimisation hints ``inline`` and ``cold``. Not among them: ``cfg``/``cfg_attr`` (which code exists),
+#: ``derive``, ``repr``, pyo3's attributes, ``must_use``/``deprecated`` and ``doc`` (pyo3 turns doc text
+#: into ``__doc__``), since each can change the program or what Python sees of it.
+INERT_SPELLINGS: frozenset[str] = frozenset({"allow", "warn", "deny", "forbid", "expect", "inline", "cold"})
+
+_INERT_TOOLS = frozenset({"clippy", "rustfmt"})
+
+_GENERIC_PARAMETERS = ("type_parameters", "constrained_type_parameter", "optional_type_parameter", "type_parameter")
+
+
+def _alias_names(expansion: str) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", expansion)))
+
+
+_ALIAS_NAMES: dict[str, tuple[str, ...]] = {name: _alias_names(exp) for name, (_, exp) in TYPE_ALIASES.items()}
+
+
+@cache
+def _alias_text(name: str) -> str:
+    """The canonical text of what an alias of :data:`TYPE_ALIASES` stands for, as a type written in its place."""
+    source = f"type _Alias = {TYPE_ALIASES[name][1]};".encode()
+    tree = _parser().parse(source)
+    node = tree.root_node.named_children[0].child_by_field_name("type")
+
+    def walk(n: Any) -> str:
+        if n.child_count == 0:
+            return f"{n.type}:{_text(n)}" if n.is_named else repr(n.type)
+        return f"{n.type}(" + ",".join(walk(c) for c in n.children) + ")"
+
+    return walk(node)
+
+
+def _type_position(node: Any) -> bool:
+    """Whether a ``type_identifier`` is a type used here, not a name being defined or a path segment."""
+    parent = node.parent
+    if parent is None or parent.type in ("scoped_type_identifier", "scoped_identifier") + _GENERIC_PARAMETERS:
+        return False
+    name = parent.child_by_field_name("name")
+    return name is None or _key(name) != _key(node)
+
+
+def _inert_attribute(item: Any) -> bool:
+    """Whether an attribute item only sets lint levels or optimisation hints (:data:`INERT_SPELLINGS`)."""
+    attrs = [a for a in item.named_children if a.type == "attribute"]
+    if len(attrs) != 1 or not attrs[0].named_children:
+        return False
+    head = _squeeze(_text(attrs[0].named_children[0])).split("::")
+    if len(head) == 1:
+        return head[0] in INERT_SPELLINGS
+    return head[0] in _INERT_TOOLS
 
 #: Standard macros whose arguments are expressions, so ``self.x`` in their tokens is a field read and ``self.m(..)`` a call.
 _EXPRESSION_MACROS = frozenset({
