@@ -59,6 +59,24 @@ word: it adds impls and leaves the fields as written), since such a macro may
 rewrite the fields. A field's declaration naming another type counts that
 type's whole definition.
 
+Spellings of the same program
+-----------------------------
+A dependency's record is its canonical text with what cannot change the
+compiled program written one way (:meth:`RustFile.canon`): attributes that
+only set lint levels or optimisation hints (:data:`INERT_SPELLINGS`), a known
+type alias of a crate the file imports (:data:`TYPE_ALIASES`: pyo3's
+``PyObject`` is ``Py<PyAny>``; applied only where no item, other import, glob
+or generic parameter of the file could give the name or its expansion
+another meaning), ``unsafe { .. }`` as a plain block, a block that is all one
+inner block as that block, a ``;`` that ends a statement already ended when
+code follows it, anonymous lifetimes (``Python<'_>``, ``&'_ T``: lifetimes
+are erased before code is generated), the visibility of a module-level item
+(every reader the file shows sees it; fields and methods keep theirs, since
+field and method lookup skips what a module cannot see) and the byte array
+of a ``const``/``static`` written as ``[b'a', ..]`` or ``*b"a.."``. The
+symbol's own code is hashed as written, so an edit to it is ``CHANGED`` for
+both gates.
+
 Out of reach: other files and crates (a ``use`` is a binding, not what it
 imports), trait dispatch to impls elsewhere (and to impls of the file through
 generic code of other crates), method calls on values other than ``self`` and
@@ -327,7 +345,7 @@ class RustFile:
 
     # -- canonical text ----------------------------------------------------------------------
 
-    def canon(self, node: Any, skip: Any = None) -> str:
+    def canon(self, node: Any, skip: Any = None, omit: Any = None) -> str:
         """Comment-free, whitespace-free serialisation of a subtree (``skip``: a node written as its type only).
 
         In a dependency record (not while :meth:`rows` hashes a symbol's own
@@ -335,30 +353,76 @@ class RustFile:
         that only sets a lint level or an optimisation hint (:data:`INERT_SPELLINGS`)
         is left out, and a known type alias of a bound crate is written as
         what it stands for (:data:`TYPE_ALIASES`, where :meth:`_bound_aliases`
-        shows that the name can only be that crate's).
+        shows that the name can only be that crate's). Blocks that differ only
+        in how they are written serialise alike too: an ``unsafe`` block as a
+        plain block (``unsafe`` only allows operations, it does not change
+        them), a block whose whole content is one inner block as that block
+        (the same values, and the same drops in the same order), and a
+        stray ``;`` inside a block dropped when a statement or the tail
+        follows it (``match x { .. };`` then more code).
+        ``omit``: a node left out (an item's own visibility, see :meth:`_record`).
         """
-        if skip is None:
+        if skip is None and omit is None:
             cached = self._canon.get((_key(node), self._literal))
             if cached is not None:
                 return cached
-        out = self._serialise(node, None if skip is None else _key(skip))
-        if skip is None:
+        out = self._serialise(node, None if skip is None else _key(skip), None if omit is None else _key(omit))
+        if skip is None and omit is None:
             self._canon[(_key(node), self._literal)] = out
         return out
 
-    def _serialise(self, node: Any, skip: tuple[int, int, str] | None) -> str:
+    def _serialise(self, node: Any, skip: tuple[int, int, str] | None, omit: tuple[int, int, str] | None = None) -> str:
         if node.type in _COMMENTS:
             return ""
-        if skip is not None and _key(node) == skip:
+        key = _key(node)
+        if skip is not None and key == skip:
             return f"{node.type}()"
+        if omit is not None and key == omit:
+            return ""
         if not self._literal:
             if node.type in ("attribute_item", "inner_attribute_item") and _inert_attribute(node):
                 return ""
             if node.type == "type_identifier" and _text(node) in self._aliases and _type_position(node):
                 return _alias_text(_text(node))
+            if node.type in ("array_expression", "unary_expression") and node.parent is not None \
+                    and node.parent.type in _CONST_ITEMS and _key(node.parent.child_by_field_name("value")) == key:
+                value = _byte_array(node)
+                if value is not None:  # ``[b'a', b'b']`` and ``*b"ab"``: the same bytes in the item
+                    return f"bytes({value.hex()})"
+            if node.type == "generic_type":
+                args = node.child_by_field_name("type_arguments")
+                base = node.child_by_field_name("type")
+                if args is not None and base is not None and _only_anonymous_lifetimes(args):
+                    return self._serialise(base, skip, omit)  # ``Python<'_>`` is ``Python``
+            if node.type in ("type_arguments", "reference_type"):
+                kept = [c for c in node.children if not _anonymous_lifetime(c)]
+                if len(kept) < len(node.children):  # ``PyRef<'_, Self>`` is ``PyRef<Self>``, ``&'_ T`` is ``&T``
+                    if node.type == "type_arguments":
+                        named = [c for c in kept if c.is_named and c.type not in _COMMENTS]
+                        inner = ",',',".join(self._serialise(c, skip, omit) for c in named)
+                        return f"type_arguments('<',{inner},'>')"
+                    inner = ",".join(p for p in (self._serialise(c, skip, omit) for c in kept) if p)
+                    return f"reference_type({inner})"
+            if node.type == "unsafe_block":
+                inner_block = [c for c in node.named_children if c.type == "block"]
+                if len(inner_block) == 1:
+                    return self._serialise(inner_block[0], skip, omit)
+            if node.type == "block":
+                sole = _sole_inner_block(node)
+                if sole is not None:
+                    return self._serialise(sole, skip, omit)
+                parts = []
+                children = node.children
+                for i, c in enumerate(children):
+                    if c.type == "empty_statement" and _statement_follows(children, i):
+                        continue
+                    part = self._serialise(c, skip, omit)
+                    if part:
+                        parts.append(part)
+                return f"block({','.join(parts)})"
         if node.child_count == 0:
             return f"{node.type}:{_text(node)}" if node.is_named else repr(node.type)
-        inner = ",".join(p for p in (self._serialise(c, skip) for c in node.children) if p)
+        inner = ",".join(p for p in (self._serialise(c, skip, omit) for c in node.children) if p)
         return f"{node.type}({inner})"
 
     def _attrs_text(self, attrs: Any) -> str:
@@ -569,7 +633,11 @@ class RustFile:
                 if b.kind == "use":
                     reads |= self._use_target(b.canon_override, module)
                 continue
-            code = "<self>" if _key(b.node) == own else self._code(b.node, b.attrs)
+            if _key(b.node) == own:
+                code = "<self>"
+            else:  # its visibility only decides what compiles where: every reader of the file sees the item
+                visibility = [c for c in b.node.named_children if c.type == "visibility_modifier"]
+                code = self._attrs_text(b.attrs) + self.canon(b.node, omit=visibility[0] if visibility else None)
             record.append([b.kind, code])
             reads |= self._reads(b.node, module, name if b.kind in _TYPE_ITEMS else None)
             reads |= {r for a in b.attrs for r in self._reads(a, module, None)}
@@ -830,6 +898,84 @@ def _alias_text(name: str) -> str:
         return f"{n.type}(" + ",".join(walk(c) for c in n.children) + ")"
 
     return walk(node)
+
+
+_BYTE_ESCAPES = {"n": 10, "r": 13, "t": 9, "\\": 92, "0": 0, "'": 39, '"': 34}
+
+
+def _unescape_bytes(body: str) -> bytes | None:
+    """The bytes a byte literal's body stands for (``\\n``, ``\\x41``, ...); None for anything else."""
+    out, i = bytearray(), 0
+    while i < len(body):
+        ch = body[i]
+        if ch != "\\":
+            if ord(ch) > 127 or ch in "\r":
+                return None
+            out.append(ord(ch))
+            i += 1
+            continue
+        nxt = body[i + 1: i + 2]
+        if nxt in _BYTE_ESCAPES:
+            out.append(_BYTE_ESCAPES[nxt])
+            i += 2
+        elif nxt == "x" and re.fullmatch(r"[0-9a-fA-F]{2}", body[i + 2: i + 4]):
+            out.append(int(body[i + 2: i + 4], 16))
+            i += 4
+        else:
+            return None
+    return bytes(out)
+
+
+def _byte_array(node: Any) -> bytes | None:
+    """The bytes of ``[b'a', b'b']`` (every element a byte literal) or ``*b"ab"``; None for anything else."""
+    if node.type == "array_expression":
+        named = [c for c in node.named_children if c.type not in _COMMENTS]
+        if not named or any(c.type != "char_literal" for c in named):
+            return None
+        out = bytearray()
+        for c in named:
+            text = _text(c)
+            if not (text.startswith("b'") and text.endswith("'")):
+                return None
+            value = _unescape_bytes(text[2:-1])
+            if value is None or len(value) != 1:
+                return None
+            out += value
+        return bytes(out)
+    operators = [c for c in node.children if not c.is_named]
+    operands = [c for c in node.named_children if c.type not in _COMMENTS]
+    if len(operators) != 1 or operators[0].type != "*" or len(operands) != 1 or operands[0].type != "string_literal":
+        return None
+    text = _text(operands[0])
+    if not (text.startswith('b"') and text.endswith('"')):
+        return None
+    return _unescape_bytes(text[2:-1])
+
+
+def _anonymous_lifetime(node: Any) -> bool:
+    return node.type == "lifetime" and _squeeze(_text(node)) == "'_"
+
+
+def _only_anonymous_lifetimes(args: Any) -> bool:
+    named = [c for c in args.named_children if c.type not in _COMMENTS]
+    return bool(named) and all(_anonymous_lifetime(c) for c in named)
+
+
+def _sole_inner_block(block: Any) -> Any:
+    """The block (``{ .. }`` or ``unsafe { .. }``) that is a block's whole content, if it is; else None."""
+    named = [c for c in block.named_children if c.type not in _COMMENTS]
+    if len(named) != 1 or named[0].type != "expression_statement" or named[0].child_count != 1:
+        return None
+    inner = named[0].named_children[0]
+    if inner.type == "unsafe_block":
+        found = [c for c in inner.named_children if c.type == "block"]
+        return found[0] if len(found) == 1 else None
+    return inner if inner.type == "block" else None
+
+
+def _statement_follows(children: Any, index: int) -> bool:
+    """Whether a statement or an expression other than another ``;`` follows ``children[index]`` in its block."""
+    return any(c.is_named and c.type not in _COMMENTS and c.type != "empty_statement" for c in children[index + 1:])
 
 
 def _type_position(node: Any) -> bool:

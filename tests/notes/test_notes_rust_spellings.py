@@ -99,6 +99,20 @@ CASES = [
     ("a pyo3 option on the field it reads", "Holder::size", _sub(("    inner: Vec", "    #[pyo3(get)]\n    inner: Vec")), D),
     ("a lint level and a cfg in one attribute list", "Holder::size",
      _sub(("fn helper", "#[allow(dead_code)]\n#[cfg(test)]\nfn helper")), D),
+    ("an unsafe block around the whole body of the function it calls", "Holder::size",
+     _sub(("    x + 1\n}", "    unsafe {\n        x + 1\n    }\n}")), F),
+    ("the body of the function it calls rewritten inside a block", "Holder::size",
+     _sub(("    x + 1\n}", "    {\n        let y = x;\n        y + 1\n    }\n}"),), D),
+    ("a match statement added to the function it calls", "Holder::size",
+     _sub(("    x + 1\n}", "    match x {\n        0 => (),\n        _ => (),\n    };\n    x + 1\n}")), D),
+    ("visibility of the function it calls", "Holder::size", _sub(("fn helper", "pub(crate) fn helper")), F),
+    ("parameters added to the function it calls", "Holder::size",
+     _sub(("fn helper(x: usize)", "fn helper(x: usize, _py: Option<Python<'_>>, _r: &u8)")), D),
+    # an unsafe block after a statement, a tail made a statement: different programs
+    ("an unsafe block after a statement", "Holder::size",
+     _sub(("    x + 1\n}", "    let y = x;\n    unsafe {\n        y + 1\n    }\n}")), D),
+    ("a statement's semicolon removed at the end of a block", "Holder::size",
+     _sub(("    x + 1\n}", "    helper2(x)\n}"), ("fn helper(", "fn helper2(x: usize) -> usize {\n    x\n}\n\nfn helper(")), D),
     # its own code is compared as written, by both gates
     ("a lint level on the method itself", "Holder::size",
      _sub(("    fn size(&self)", "    #[allow(unused)]\n    fn size(&self)")), C),
@@ -141,3 +155,61 @@ def test_the_symbols_own_hash_keeps_what_the_records_drop():
 def test_the_tables_say_what_they_hold():
     assert TYPE_ALIASES["PyObject"] == ("pyo3", "Py<PyAny>")
     assert {"cfg", "cfg_attr", "derive", "repr", "doc", "must_use", "deprecated", "pyo3"}.isdisjoint(INERT_SPELLINGS)
+
+
+def _pair(before: str, after: str, qualname: str = "g") -> bool:
+    """Whether ``qualname``'s dependencies read the same in both sources, under both rules."""
+    a, b = RustFile(before), RustFile(after)
+    same = {rule: a.dependencies(qualname, rule) == b.dependencies(qualname, rule) for rule in ("precise", "wide")}
+    assert same["precise"] == same["wide"]
+    return same["precise"]
+
+
+CALLER = "\nfn g() -> u8 {\n    helper(2)\n}\n"
+
+#: (case, the callee before, the callee after, whether the caller's dependencies read the same)
+SPELLINGS = [
+    ("unsafe around the whole body", "unsafe fn helper(x: u8) -> u8 {\n    let y = x;\n    y + 1\n}",
+     "unsafe fn helper(x: u8) -> u8 {\n    unsafe {\n        let y = x;\n        y + 1\n    }\n}", True),
+    ("a bare block around the whole body", "fn helper(x: u8) -> u8 {\n    let y = x;\n    y + 1\n}",
+     "fn helper(x: u8) -> u8 {\n    {\n        let y = x;\n        y + 1\n    }\n}", True),
+    ("an unsafe block as a value", "fn helper(x: u8) -> u8 {\n    let y = unsafe { f(x) };\n    y\n}",
+     "fn helper(x: u8) -> u8 {\n    let y = { f(x) };\n    y\n}", True),
+    ("a statement before the unsafe block", "unsafe fn helper(x: u8) -> u8 {\n    let y = x;\n    y + 1\n}",
+     "unsafe fn helper(x: u8) -> u8 {\n    let z = 0;\n    unsafe {\n        let y = x;\n        y + 1\n    }\n}", False),
+    ("the inner block's value discarded", "fn helper(x: u8) -> u8 {\n    f(x)\n}",
+     "fn helper(x: u8) -> u8 {\n    {\n        f(x)\n    };\n}", False),
+    ("a labelled block", "fn helper(x: u8) -> u8 {\n    f(x)\n}",
+     "fn helper(x: u8) -> u8 {\n    'a: {\n        f(x)\n    }\n}", False),
+    ("a semicolon after a match, code after it", "fn helper(x: u8) -> u8 {\n    match x {\n        _ => (),\n    };\n    x\n}",
+     "fn helper(x: u8) -> u8 {\n    match x {\n        _ => (),\n    }\n    x\n}", True),
+    ("a semicolon after a match at the end (the block's value)",
+     "fn helper(x: u8) -> u8 {\n    match x {\n        _ => 1,\n    };\n}",
+     "fn helper(x: u8) -> u8 {\n    match x {\n        _ => 1,\n    }\n}", False),
+    ("two semicolons at the end", "fn helper(x: u8) {\n    match x {\n        _ => (),\n    };;\n}",
+     "fn helper(x: u8) {\n    match x {\n        _ => (),\n    };\n}", False),
+    ("visibility of the callee", "fn helper(x: u8) -> u8 {\n    x\n}", "pub fn helper(x: u8) -> u8 {\n    x\n}", True),
+    ("visibility of a field of a struct it names", "struct S {\n    a: u8,\n}\nfn helper(s: S) -> u8 {\n    s.a\n}",
+     "struct S {\n    pub a: u8,\n}\nfn helper(s: S) -> u8 {\n    s.a\n}", False),
+    ("'_ in a type's arguments", "fn helper(p: Python<'_>, r: PyRef<'_, S>, x: &'_ u8) -> u8 {\n    *x\n}",
+     "fn helper(p: Python, r: PyRef<S>, x: &u8) -> u8 {\n    *x\n}", True),
+    ("a named lifetime", "fn helper<'a>(x: &'a u8) -> u8 {\n    *x\n}", "fn helper(x: &u8) -> u8 {\n    *x\n}", False),
+    ("another type argument", "fn helper(r: PyRef<'_, S>) -> u8 {\n    0\n}", "fn helper(r: PyRef<'_, T>) -> u8 {\n    0\n}", False),
+    ("byte array as a byte string", "static HELPER: [u8; 3] = [b'u', b'l', b'\\n'];\nfn helper(x: u8) -> u8 {\n    HELPER[0]\n}",
+     "static HELPER: [u8; 3] = *b\"ul\\n\";\nfn helper(x: u8) -> u8 {\n    HELPER[0]\n}", True),
+    ("other bytes", "static HELPER: [u8; 3] = [b'u', b'l', b'l'];\nfn helper(x: u8) -> u8 {\n    HELPER[0]\n}",
+     "static HELPER: [u8; 3] = *b\"ulL\";\nfn helper(x: u8) -> u8 {\n    HELPER[0]\n}", False),
+    ("a number for a byte", "const HELPER: [u8; 2] = [b'u', b'l'];\nfn helper(x: u8) -> u8 {\n    HELPER[0]\n}",
+     "const HELPER: [u8; 2] = [b'u', 108];\nfn helper(x: u8) -> u8 {\n    HELPER[0]\n}", False),
+    ("a byte string borrowed, not copied", "fn helper(x: u8) -> u8 {\n    let r = &[b'a'];\n    r[0]\n}",
+     "fn helper(x: u8) -> u8 {\n    let r = &*b\"a\";\n    r[0]\n}", False),
+]
+
+
+@pytest.mark.parametrize(("case", "before", "after", "same"), SPELLINGS, ids=[c[0] for c in SPELLINGS])
+def test_spellings_of_a_callee(case, before, after, same):
+    assert _pair(before + CALLER, after + CALLER) is same, case
+    # whatever the records say, the edited item's own hash is as written: a note on it is withheld
+    a = {s.qualname: s.norm_hash for s in RustFile(before + CALLER).rows()}
+    b = {s.qualname: s.norm_hash for s in RustFile(after + CALLER).rows()}
+    assert a != b and a["g"] == b["g"]
