@@ -25,7 +25,10 @@ Dependencies (within one file)
   ``macro_rules!`` whole) -- and ``use`` declarations as written (``use a::b``
   and ``use c::b`` differ), followed into the file's inline modules when they
   name an item there, transitively; ``Foo::new`` and ``Self::K`` name
-  ``Foo``'s (or the own type's) associated items in every ``impl`` of the file;
+  ``Foo``'s (or the own type's) associated items in every ``impl`` of the file
+  (under the precise rule a type ``Self::Error`` in a trait impl that defines
+  ``Error`` names that impl's item only: Rust resolves it through the
+  implemented trait);
 * for a method: the header of its ``impl`` (generics, trait, the implemented
   type's arguments, where clause, the ``impl``'s own attributes) and each
   ``self.method()`` it calls, resolved to the same-file ``impl`` items of that
@@ -69,7 +72,8 @@ type alias of a crate the file imports (:data:`TYPE_ALIASES`: pyo3's
 or generic parameter of the file could give the name or its expansion
 another meaning), ``unsafe { .. }`` as a plain block, a block that is all one
 inner block as that block, a ``;`` that ends a statement already ended when
-code follows it, anonymous lifetimes (``Python<'_>``, ``&'_ T``: lifetimes
+code follows it, parentheses (the tree holds the grouping; not around a
+called field, ``(self.f)()``), anonymous lifetimes (``Python<'_>``, ``&'_ T``: lifetimes
 are erased before code is generated), the visibility of a module-level item
 (every reader the file shows sees it; fields and methods keep theirs, since
 field and method lookup skips what a module cannot see) and the byte array
@@ -403,6 +407,10 @@ class RustFile:
                         return f"type_arguments('<',{inner},'>')"
                     inner = ",".join(p for p in (self._serialise(c, skip, omit) for c in kept) if p)
                     return f"reference_type({inner})"
+            if node.type == "parenthesized_expression" and not _is_called(node):
+                inner_expr = [c for c in node.named_children if c.type not in _COMMENTS]
+                if len(inner_expr) == 1:  # the tree already says how it groups; ``(self.f)()`` keeps its parentheses
+                    return self._serialise(inner_expr[0], skip, omit)
             if node.type == "unsafe_block":
                 inner_block = [c for c in node.named_children if c.type == "block"]
                 if len(inner_block) == 1:
@@ -1163,6 +1171,13 @@ class _MemberWalk:
         if self.file._item_macros:
             self.reads.add(("g", "", ""))
 
+    def _impl_defines(self, name: str) -> bool:
+        """Whether the method sits in a trait impl whose own body defines ``name``."""
+        header = self.member.header_node
+        if header.type != "impl_item" or header.child_by_field_name("trait") is None:
+            return False
+        return any(m.name == name and _key(m.header_node) == _key(header) for m in self.file.members.get(self.owner, []))
+
     def _is_own(self, node: Any) -> bool:
         text = _text(node)
         if text == "Self":
@@ -1194,6 +1209,10 @@ class _MemberWalk:
         if kind in ("scoped_identifier", "scoped_type_identifier"):
             path, name = node.child_by_field_name("path"), node.child_by_field_name("name")
             if path is not None and name is not None:
+                if kind == "scoped_type_identifier" and _text(path) == "Self" and self._impl_defines(_text(name)):
+                    # a type ``Self::Error`` in a trait impl is the impl's own (its trait's item, never another's)
+                    self.reads.add(("tl", self.member.label, _text(name)))
+                    return
                 if path.type in ("identifier", "type_identifier") and self._is_own(path):
                     self._own_item(_text(name))
                     return

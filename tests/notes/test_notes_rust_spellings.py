@@ -213,3 +213,54 @@ def test_spellings_of_a_callee(case, before, after, same):
     a = {s.qualname: s.norm_hash for s in RustFile(before + CALLER).rows()}
     b = {s.qualname: s.norm_hash for s in RustFile(after + CALLER).rows()}
     assert a != b and a["g"] == b["g"]
+
+
+@pytest.mark.parametrize(("case", "before", "after", "same"), [
+    ("parentheses the precedence already implies", "fn helper(n: u32) -> u32 {\n    ((n - 1) << 10 | (n)) + 1\n}",
+     "fn helper(n: u32) -> u32 {\n    (((n - 1) << 10) | n) + 1\n}", True),
+    ("parentheses that regroup", "fn helper(n: u32) -> u32 {\n    (n - 1) * 2\n}", "fn helper(n: u32) -> u32 {\n    n - 1 * 2\n}", False),
+    ("a called field against a method", "struct S {\n    f: fn() -> u8,\n}\nfn helper(s: S) -> u8 {\n    (s.f)()\n}",
+     "struct S {\n    f: fn() -> u8,\n}\nfn helper(s: S) -> u8 {\n    s.f()\n}", False),
+], ids=["implied", "regroup", "called field"])
+def test_parentheses(case, before, after, same):
+    assert _pair(before + CALLER, after + CALLER) is same, case
+
+
+TRAIT_IMPLS = '''struct Key {
+    a: u8,
+}
+
+impl Convert for Key {
+    type Error = Infallible;
+    const LIMIT: u8 = 1;
+
+    fn convert(&self) -> Result<u8, Self::Error> {
+        Ok(self.a)
+    }
+
+    fn limit(&self) -> u8 {
+        Self::LIMIT
+    }
+}
+
+impl Parse for Key {
+    type Error = ParseError;
+    const LIMIT: u8 = 2;
+
+    fn parse(&self) -> u8 {
+        0
+    }
+}
+'''
+
+
+@pytest.mark.parametrize(("case", "qualname", "old", "new", "status"), [
+    ("another trait's associated type", "<Key as Convert>::convert", "type Error = ParseError;", "type Error = BadInput;", F),
+    ("its own impl's associated type", "<Key as Convert>::convert", "type Error = Infallible;", "type Error = BadInput;", D),
+    ("another impl's constant of the same name (a value path also finds inherent and other items)",
+     "<Key as Convert>::limit", "const LIMIT: u8 = 2;", "const LIMIT: u8 = 3;", D),
+], ids=["other trait", "own impl", "value path"])
+def test_self_types_in_a_trait_impl_are_the_impls_own(case, qualname, old, new, status):
+    edited = TRAIT_IMPLS.replace(old, new)
+    where = locate(anchor({"src/lib.rs": TRAIT_IMPLS}, "src/lib.rs", qualname), {"src/lib.rs": edited})
+    assert where.status is status, (case, where)
