@@ -865,18 +865,18 @@ _INERT_ATTRIBUTES = frozenset({
     "must_use", "deprecated", "automatically_derived", "rustfmt", "clippy", "pyclass",
 })
 
-#: Type aliases of crates the Rust files bind, by name: (crate, what the alias stands for). ``PyObject`` is
-#: declared ``pub type PyObject = Py<PyAny>;`` in pyo3's ``instance.rs`` in every release from 0.12 on
-#: (deprecated since 0.26): the releases read here pin pyo3 0.21.2 to 0.30.1 in their ``Cargo.lock``
-#: (a file that still names it does not build where it is gone). Applied only where
+#: Type aliases of crates the Rust files bind, each name with its crate and what the alias stands for. ``PyObject`` is
+#: declared ``pub type PyObject = Py<PyAny>;`` in pyo3's ``instance.rs`` (deprecated since 0.26) in the pyo3
+#: releases the tables' sources pin (0.21.2 to 0.30.1, by their ``Cargo.lock``) that still have it; a file
+#: naming it does not build against one that does not. Applied only where
 #: :meth:`RustFile._bound_aliases` shows the name is the crate's.
 TYPE_ALIASES: dict[str, tuple[str, str]] = {
     "PyObject": ("pyo3", "Py<PyAny>"),
 }
 
-#: Attributes that cannot change what the compiled code does, left out of dependency records: lint levels
-#: (``allow``, ``warn``, ``deny``, ``forbid``, ``expect``), tool attributes of clippy and rustfmt, and the
-#: optimisation hints ``inline`` and ``cold``. Not among them: ``cfg``/``cfg_attr`` (which code exists),
+#: Attributes that cannot change what the compiled code does, left out of dependency records (lint levels
+#: ``allow``, ``warn``, ``deny``, ``forbid``, ``expect``, tool attributes of clippy and rustfmt, and the
+#: optimisation hints ``inline`` and ``cold``). Not among them: ``cfg``/``cfg_attr`` (which code exists),
 #: ``derive``, ``repr``, pyo3's attributes, ``must_use``/``deprecated`` and ``doc`` (pyo3 turns doc text
 #: into ``__doc__``), since each can change the program or what Python sees of it.
 INERT_SPELLINGS: frozenset[str] = frozenset({"allow", "warn", "deny", "forbid", "expect", "inline", "cold"})
