@@ -447,8 +447,10 @@ class RustFile:
         ``use`` of another crate or declares it as a generic parameter, when
         the same holds for the names its expansion uses (``Py``, ``PyAny``), and
         when every glob import of the file is the crate's own (``use
-        pyo3::prelude::*``) or, inside an inline module, ``use super::*``: then
-        the name, and its expansion, resolve to the crate's items.
+        pyo3::prelude::*``) or, inside an inline module, ``use super::*``, and
+        when no macro is invoked among the items: then the name, and its
+        expansion, resolve to the crate's items (derives and attribute macros
+        are taken to add impls, not items of that name, as pyo3's do).
         """
         crates = {crate for crate, _ in TYPE_ALIASES.values()}
         allowed: set[str] = set()
@@ -460,6 +462,8 @@ class RustFile:
         return {n: _ALIAS_NAMES[n] for n in sorted(allowed)}
 
     def _crate_only(self, crate: str, names: set[str]) -> bool:
+        if self._item_macros:  # a macro invoked among the items may define any name
+            return False
         heads = (f"use {crate}::", f"use ::{crate}::")
         uses_crate = False
         for module in self._modules.values():

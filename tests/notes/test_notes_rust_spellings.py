@@ -142,6 +142,7 @@ def test_an_alias_is_applied_only_where_the_crate_binds_it():
     nested = SOURCE + "\nmod inner {\n    use super::*;\n}\n"
     assert RustFile(nested)._aliases == {"PyObject": ("Py", "PyAny")}
     assert RustFile(SOURCE + "\nmod inner {\n    use other::*;\n}\n")._aliases == {}
+    assert RustFile(SOURCE + "\nmake_types!();\n")._aliases == {}  # a macro among the items may define PyObject
 
 
 def test_the_symbols_own_hash_keeps_what_the_records_drop():
