@@ -474,8 +474,8 @@ class RustFile:
                     uses_crate = uses_crate or (from_crate and (bound == "*" or bound in names))
                     if bound == "*" and not from_crate and not (module is not self.top and text == "use super::*"):
                         return False
-                    if bound in names and not from_crate:
-                        return False
+                    if bound in names and not (from_crate and " as " not in text and text.endswith(f"::{bound}")):
+                        return False  # another crate's, or a renaming (``use pyo3::types::PyDict as PyObject``)
         stack = [self.root]
         while stack:  # a generic parameter of the same name shadows it
             current = stack.pop()
@@ -506,13 +506,15 @@ class RustFile:
         """Every symbol, hashed (see :mod:`cvlib.notes.anchors`)."""
         out = []
         self._literal = True  # a symbol's own code is hashed as written (both gates compare it)
-        for s in self.symbols:
-            start = s.attrs[0] if s.attrs else s.node
-            raw = self.data[start.start_byte : s.node.end_byte].decode("utf-8")
-            lines = s.node.end_point[0] - start.start_point[0] + 1
-            out.append(Symbol(self.path, s.qualname, s.kind, sha256(raw), sha256(self._code(s.node, s.attrs, True)),
-                              lines, self._count(s.node) + sum(self._count(a) for a in s.attrs)))
-        self._literal = False
+        try:
+            for s in self.symbols:
+                start = s.attrs[0] if s.attrs else s.node
+                raw = self.data[start.start_byte : s.node.end_byte].decode("utf-8")
+                lines = s.node.end_point[0] - start.start_point[0] + 1
+                out.append(Symbol(self.path, s.qualname, s.kind, sha256(raw), sha256(self._code(s.node, s.attrs, True)),
+                                  lines, self._count(s.node) + sum(self._count(a) for a in s.attrs)))
+        finally:
+            self._literal = False
         return out
 
     # -- dependencies ------------------------------------------------------------------------
