@@ -1113,66 +1113,75 @@ def article_pair_small(
             walked = (False, steps, 0, 0, 0, steps, 0)
         return walked, walked
     # -- the baseline: acts on belief, learns of a break when its action fails --
-    broken = e = steps = pfw = decisions = stale = replans = 0
-    completed = False
-    for position in range(n):
-        while e < ne and events[e][0] <= steps:
+    # It spends one step per position and nothing else before its action, so it walks ``passed``
+    # positions that are not the action: up to the action, or until its step count passes the budget.
+    passed = min(first_action, max(budget, 0) + 1, n)
+    broken = e = pfw = 0
+    due = events[0][0] if ne else n  # the next event's tick (n: none that a position reaches)
+    for position in range(passed):
+        if due <= position:
+            while e < ne and events[e][0] <= position:
+                if events[e][3]:
+                    broken |= 1 << events[e][1]
+                e += 1
+            due = events[e][0] if e < ne else n
+        if closures[position] & broken:
+            pfw += 1
+    if first_action < n and (first_action == 0 or first_action <= budget):  # the action is reached
+        while e < ne and events[e][0] <= passed:
             if events[e][3]:
                 broken |= 1 << events[e][1]
             e += 1
-        doomed = closures[position] & broken
-        decisions += 1
-        if doomed:
-            stale += 1
-        steps += 1
-        if position == first_action:
-            if doomed:
-                steps += flat_cost
-                replans += 1
-                completed = steps <= budget
-            else:
-                completed = True
-            break
-        if doomed:
-            pfw += 1
-        if steps > budget:
-            break
-    baseline = (completed, steps, replans, 0, pfw, decisions, stale)
+        if closures[passed] & broken:
+            steps = passed + 1 + flat_cost
+            baseline = (steps <= budget, steps, 1, 0, pfw, passed + 1, pfw + 1)
+        else:
+            baseline = (True, passed + 1, 0, 0, pfw, passed + 1, pfw)
+    else:
+        baseline = (False, passed, 0, 0, pfw, passed, pfw)
     # -- the validity-aware executor: looks at belief before each step ---------
     superseded = unknown = expired = broken = 0
+    doubt = 0  # superseded | unknown | expired: a step whose closure meets it is looked at
     pending = [(v, 1 << k) for k, v in enumerate(horizons) if v is not None]
-    e = steps = pfw = decisions = stale = replans = verifications = 0
+    never = 1 << 62  # later than any step count a run reaches
+    soonest = min(pending)[0] if pending else never  # the earliest horizon still pending
+    e = steps = pfw = stale = replans = verifications = 0
+    due = events[0][0] if ne else never
     completed = False
+    position = -1
     for position in range(n):
-        while e < ne and events[e][0] <= steps:
-            _, k, replaces, breaks = events[e]
-            bit = 1 << k
-            if replaces:
-                superseded |= bit
-                unknown &= ~bit
-            else:
-                unknown |= bit
-                superseded &= ~bit
-            expired &= ~bit
-            if breaks:
-                broken |= bit
-            e += 1
-        if pending:
+        if due <= steps:
+            while e < ne and events[e][0] <= steps:
+                _, k, replaces, breaks = events[e]
+                bit = 1 << k
+                if replaces:
+                    superseded |= bit
+                    unknown &= ~bit
+                else:
+                    unknown |= bit
+                    superseded &= ~bit
+                expired &= ~bit
+                if breaks:
+                    broken |= bit
+                e += 1
+            due = events[e][0] if e < ne else never
+            doubt = superseded | unknown | expired
+        if soonest < steps:
             keep = []
             for entry in pending:
                 if entry[0] < steps:
-                    bit = entry[1]
-                    if not (superseded | unknown | expired) & bit:
-                        expired |= bit
+                    if not doubt & entry[1]:
+                        expired |= entry[1]
                 else:
                     keep.append(entry)
             pending = keep
+            soonest = min(pending)[0] if pending else never
+            doubt = superseded | unknown | expired
         closure = closures[position]
-        decisions += 1
         if closure & broken:
             stale += 1
         is_action = position == first_action
-        if is_action or closure & (superseded | unknown | expired):
+        if is_action or closure & doubt:
             if closure & superseded:
                 steps += flat_cost
                 replans += 1
@@ -1187,10 +1196,14 @@ def article_pair_small(
                 superseded |= rejected
                 unknown &= ~doubtful
                 expired &= ~doubtful
+                doubt = superseded | unknown | expired
                 k = 0
                 while confirmed >> k:
                     if confirmed >> k & 1 and horizons[k] is not None:
-                        pending.append((horizons[k], 1 << k))  # type: ignore[arg-type]
+                        valid_until: int = horizons[k]  # type: ignore[assignment]
+                        pending.append((valid_until, 1 << k))
+                        if valid_until < soonest:
+                            soonest = valid_until
                     k += 1
                 if rejected:
                     steps += flat_cost
@@ -1211,7 +1224,8 @@ def article_pair_small(
             pfw += 1
         if steps > budget:
             break
-    return baseline, (completed, steps, replans, verifications, pfw, decisions, stale)
+    # One decision per position looked at, the last one included.
+    return baseline, (completed, steps, replans, verifications, pfw, position + 1, stale)
 
 
 def is_article_pair(policies: Iterable[Policy]) -> bool:

@@ -35,7 +35,10 @@ the class is bound). A symbol depends on:
   module-level definition that shadows it is seen; ``from m import *`` is
   part of every unbound name's record;
 * **import bindings** as written (``import json`` and ``import simplejson as
-  json`` differ), never the imported module's code;
+  json`` differ), never the imported module's code; under the precise rule
+  a relative import is read against the file's path as its import path
+  (``from .base import X`` in ``pkg/m.py`` is ``from pkg.base import X``,
+  ``PythonFile._absolute_import``);
 * for a **method**: its class's header and the members it reads (``self.x``,
   ``cls.x``, ``type(self).x``, ``super().x``, its class's name), resolved to
   the class body, to base classes and overriding subclasses defined in the
@@ -67,7 +70,8 @@ What a record compares (precise rule): the code as parsed, less what
 cannot change behaviour: docstrings, comments and formatting (never in the
 tree), and the annotations of annotated assignments in function bodies,
 which Python neither evaluates nor stores (names read only there are not
-followed either). Parameter and return annotations count. Class-level
+followed either, in a whole method or in the statements of a setting
+method). Parameter and return annotations count. Class-level
 annotations count, except under ``from __future__ import annotations`` in a
 plain class (``PythonFile._inert_annotations``): there a declaration
 ``x: T`` records that ``x`` is declared and ``x: T = v`` its value, and
@@ -477,8 +481,33 @@ class PythonFile:
     def _code(self, node: ast.AST) -> str:
         key = (id(node), self._rule)
         if key not in self._canon_cache:
-            self._canon_cache[key] = _behaviour_canon(node) if self._rule == "precise" else canon(node)
+            if self._rule == "precise" and isinstance(node, ast.ImportFrom) and node.level:
+                self._canon_cache[key] = canon(self._absolute_import(node))
+            else:
+                self._canon_cache[key] = _behaviour_canon(node) if self._rule == "precise" else canon(node)
         return self._canon_cache[key]
+
+    def _absolute_import(self, node: ast.ImportFrom) -> ast.ImportFrom:
+        """``from .base import X`` in ``pkg/sub/mod.py`` as ``from pkg.sub.base import X`` (precise rule).
+
+        The file's path is read as its import path: ``pkg/sub/mod.py`` (or
+        ``pkg/sub/__init__.py``) is a module of package ``pkg.sub``, and a
+        relative import of level ``n`` names the package ``n - 1`` levels
+        above it, the module Python imports for it; so rewriting an import
+        between the relative and the absolute spelling of one module changes
+        no record. A path that is not a chain of identifiers, or an import
+        that climbs above the path's top folder, stays as written; where the
+        path is not the import path (a ``src/`` folder in front) the two
+        spellings only keep differing, as they did before.
+        """
+        parts = self.path.replace("\\", "/").split("/")
+        package = parts[:-1]
+        if (not self.path.endswith(".py") or not package or not all(part.isidentifier() for part in package)
+                or node.level > len(package)):
+            return node
+        base = package[:len(package) - node.level + 1]
+        module = ".".join(base + ([node.module] if node.module else []))
+        return ast.ImportFrom(module=module, names=node.names, level=0)
 
     def _read_globals(self, node: ast.AST) -> set[str]:
         """:meth:`_globals_of`, less (precise rule) names read only in annotations Python never evaluates."""
@@ -1014,7 +1043,11 @@ class PythonFile:
                                     returns=None, type_comment=None)
         ast.copy_location(synthetic, node)
         text = json.dumps(["sets self." + attr, _behaviour_canon(synthetic)])
-        names = (_loaded_names(*body, *node.decorator_list, *[d for d in node.args.defaults + node.args.kw_defaults if d])
+        # a name read only in the annotation of an annotated assignment is never evaluated (see _behaviour_canon)
+        unevaluated = {id(sub) for stmt in body for root in _unevaluated_annotations(stmt, True) for sub in ast.walk(root)}
+        in_body = {sub.id for stmt in body for sub in ast.walk(stmt)
+                   if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Load) and id(sub) not in unevaluated}
+        names = ((in_body | _loaded_names(*node.decorator_list, *[d for d in node.args.defaults + node.args.kw_defaults if d]))
                  & self._read_globals(node))
         dropped, narrowed = self._narrow_classes(synthetic, names, self._drops_own_class(cls, synthetic), cls)
         reads = {("m", "", n) for n in names if n not in dropped} | narrowed

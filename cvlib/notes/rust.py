@@ -25,7 +25,10 @@ Dependencies (within one file)
   ``macro_rules!`` whole) -- and ``use`` declarations as written (``use a::b``
   and ``use c::b`` differ), followed into the file's inline modules when they
   name an item there, transitively; ``Foo::new`` and ``Self::K`` name
-  ``Foo``'s (or the own type's) associated items in every ``impl`` of the file;
+  ``Foo``'s (or the own type's) associated items in every ``impl`` of the file
+  (under the precise rule a type ``Self::Error`` in a trait impl that defines
+  ``Error`` names that impl's item only: Rust resolves it through the
+  implemented trait);
 * for a method: the header of its ``impl`` (generics, trait, the implemented
   type's arguments, where clause, the ``impl``'s own attributes) and each
   ``self.method()`` it calls, resolved to the same-file ``impl`` items of that
@@ -59,6 +62,25 @@ word: it adds impls and leaves the fields as written), since such a macro may
 rewrite the fields. A field's declaration naming another type counts that
 type's whole definition.
 
+Spellings of the same program
+-----------------------------
+A dependency's record is its canonical text with what cannot change the
+compiled program written one way (:meth:`RustFile.canon`): attributes that
+only set lint levels or optimisation hints (:data:`INERT_SPELLINGS`), a known
+type alias of a crate the file imports (:data:`TYPE_ALIASES`: pyo3's
+``PyObject`` is ``Py<PyAny>``; applied only where no item, other import, glob
+or generic parameter of the file could give the name or its expansion
+another meaning), ``unsafe { .. }`` as a plain block, a block that is all one
+inner block as that block, a ``;`` that ends a statement already ended when
+code follows it, parentheses (the tree holds the grouping; not around a
+called field, ``(self.f)()``), anonymous lifetimes (``Python<'_>``, ``&'_ T``: lifetimes
+are erased before code is generated), the visibility of a module-level item
+(every reader the file shows sees it; fields and methods keep theirs, since
+field and method lookup skips what a module cannot see) and the byte array
+of a ``const``/``static`` written as ``[b'a', ..]`` or ``*b"a.."``. The
+symbol's own code is hashed as written, so an edit to it is ``CHANGED`` for
+both gates.
+
 Out of reach: other files and crates (a ``use`` is a binding, not what it
 imports), trait dispatch to impls elsewhere (and to impls of the file through
 generic code of other crates), method calls on values other than ``self`` and
@@ -74,7 +96,7 @@ import json
 import re
 from collections import deque
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import Any
 
 from .errors import LanguageUnavailable, NotesError, UnparsableSource
@@ -178,7 +200,9 @@ class RustFile:
         self.symbols: list[_RSym] = []
         self.members: dict[str, list[_Member]] = {}
         self._seen: dict[str, int] = {}
-        self._canon: dict[tuple[int, int, str], str] = {}
+        self._canon: dict[tuple[tuple[int, int, str], bool], str] = {}
+        self._literal = False  # True while hashing a symbol's own code (written as is, see :meth:`rows`)
+        self._aliases: dict[str, tuple[str, ...]] = {}
         self.top = _Module("", None)
         self._modules: dict[str, _Module] = {"": self.top}
         self._item_macros: list[tuple[Any, _Module]] = []  # macro invocations where items go: they may generate some
@@ -186,6 +210,11 @@ class RustFile:
             self._items(self.root, self.top)
         except RecursionError:
             raise UnparsableSource(f"{path!r} nests too deeply to read") from None
+        self._aliases = self._bound_aliases()
+        self._canon.clear()  # the impl headers were serialised before the aliases were known
+        for ms in self.members.values():
+            for m in ms:
+                m.header = self._header_text(m.header_node)
         self._headers = {m.header: (m.header_node, m.module) for ms in self.members.values() for m in ms}
         self._by_qualname = {s.qualname: s for s in self.symbols}
         #: Each label's distance from the symbol in the last :meth:`dependencies` call, 0 for its own binding.
@@ -195,7 +224,8 @@ class RustFile:
         self._header_attr_texts: dict[str, set[str]] = {}
         for ms in self.members.values():
             for m in ms:
-                self._header_attr_texts.setdefault(m.header, set()).update(self.canon(a) for a in m.header_attrs)
+                self._header_attr_texts.setdefault(m.header, set()).update(
+                    t for t in (self.canon(a) for a in m.header_attrs) if t)
         self._rule = "precise"
         self._precise: dict[tuple[int, int, str], tuple[set[tuple[str, str, str]], tuple[str, ...]]] = {}
         self._owner_of_label = {m.label: owner for owner, ms in self.members.items() for m in ms}
@@ -319,30 +349,141 @@ class RustFile:
 
     # -- canonical text ----------------------------------------------------------------------
 
-    def canon(self, node: Any, skip: Any = None) -> str:
-        """Comment-free, whitespace-free serialisation of a subtree (``skip``: a node written as its type only)."""
-        if skip is None:
-            cached = self._canon.get(_key(node))
+    def canon(self, node: Any, skip: Any = None, omit: Any = None) -> str:
+        """Comment-free, whitespace-free serialisation of a subtree (``skip``: a node written as its type only).
+
+        In a dependency record (not while :meth:`rows` hashes a symbol's own
+        code) two spellings of the same program serialise alike: an attribute
+        that only sets a lint level or an optimisation hint (:data:`INERT_SPELLINGS`)
+        is left out, and a known type alias of a bound crate is written as
+        what it stands for (:data:`TYPE_ALIASES`, where :meth:`_bound_aliases`
+        shows that the name can only be that crate's). Blocks that differ only
+        in how they are written serialise alike too: an ``unsafe`` block as a
+        plain block (``unsafe`` only allows operations, it does not change
+        them), a block whose whole content is one inner block as that block
+        (the same values, and the same drops in the same order), and a
+        stray ``;`` inside a block dropped when a statement or the tail
+        follows it (``match x { .. };`` then more code).
+        ``omit``: a node left out (an item's own visibility, see :meth:`_record`).
+        """
+        if skip is None and omit is None:
+            cached = self._canon.get((_key(node), self._literal))
             if cached is not None:
                 return cached
-        out = self._serialise(node, None if skip is None else _key(skip))
-        if skip is None:
-            self._canon[_key(node)] = out
+        out = self._serialise(node, None if skip is None else _key(skip), None if omit is None else _key(omit))
+        if skip is None and omit is None:
+            self._canon[(_key(node), self._literal)] = out
         return out
 
-    def _serialise(self, node: Any, skip: tuple[int, int, str] | None) -> str:
+    def _serialise(self, node: Any, skip: tuple[int, int, str] | None, omit: tuple[int, int, str] | None = None) -> str:
         if node.type in _COMMENTS:
             return ""
-        if skip is not None and _key(node) == skip:
+        key = _key(node)
+        if skip is not None and key == skip:
             return f"{node.type}()"
+        if omit is not None and key == omit:
+            return ""
+        if not self._literal:
+            if node.type in ("attribute_item", "inner_attribute_item") and _inert_attribute(node):
+                return ""
+            if node.type == "type_identifier" and _text(node) in self._aliases and _type_position(node):
+                return _alias_text(_text(node))
+            if node.type in ("array_expression", "unary_expression") and node.parent is not None \
+                    and node.parent.type in _CONST_ITEMS and _key(node.parent.child_by_field_name("value")) == key:
+                value = _byte_array(node)
+                if value is not None:  # ``[b'a', b'b']`` and ``*b"ab"``: the same bytes in the item
+                    return f"bytes({value.hex()})"
+            if node.type == "generic_type":
+                args = node.child_by_field_name("type_arguments")
+                base = node.child_by_field_name("type")
+                if args is not None and base is not None and _only_anonymous_lifetimes(args):
+                    return self._serialise(base, skip, omit)  # ``Python<'_>`` is ``Python``
+            if node.type in ("type_arguments", "reference_type"):
+                kept = [c for c in node.children if not _anonymous_lifetime(c)]
+                if len(kept) < len(node.children):  # ``PyRef<'_, Self>`` is ``PyRef<Self>``, ``&'_ T`` is ``&T``
+                    if node.type == "type_arguments":
+                        named = [c for c in kept if c.is_named and c.type not in _COMMENTS]
+                        inner = ",',',".join(self._serialise(c, skip, omit) for c in named)
+                        return f"type_arguments('<',{inner},'>')"
+                    inner = ",".join(p for p in (self._serialise(c, skip, omit) for c in kept) if p)
+                    return f"reference_type({inner})"
+            if node.type == "parenthesized_expression" and not _is_called(node):
+                inner_expr = [c for c in node.named_children if c.type not in _COMMENTS]
+                if len(inner_expr) == 1:  # the tree already says how it groups; ``(self.f)()`` keeps its parentheses
+                    return self._serialise(inner_expr[0], skip, omit)
+            if node.type == "unsafe_block":
+                inner_block = [c for c in node.named_children if c.type == "block"]
+                if len(inner_block) == 1:
+                    return self._serialise(inner_block[0], skip, omit)
+            if node.type == "block":
+                sole = _sole_inner_block(node)
+                if sole is not None:
+                    return self._serialise(sole, skip, omit)
+                parts = []
+                children = node.children
+                for i, c in enumerate(children):
+                    if c.type == "empty_statement" and _statement_follows(children, i):
+                        continue
+                    part = self._serialise(c, skip, omit)
+                    if part:
+                        parts.append(part)
+                return f"block({','.join(parts)})"
         if node.child_count == 0:
             return f"{node.type}:{_text(node)}" if node.is_named else repr(node.type)
-        inner = ",".join(p for p in (self._serialise(c, skip) for c in node.children) if p)
+        inner = ",".join(p for p in (self._serialise(c, skip, omit) for c in node.children) if p)
         return f"{node.type}({inner})"
+
+    def _attrs_text(self, attrs: Any) -> str:
+        return "[" + ",".join(t for t in (self.canon(a) for a in attrs) if t) + "]"
 
     def _code(self, node: Any, attrs: tuple[Any, ...], skip_name: bool = False) -> str:
         skip = node.child_by_field_name("name") if skip_name else None
-        return "[" + ",".join(self.canon(a) for a in attrs) + "]" + self.canon(node, skip)
+        return self._attrs_text(attrs) + self.canon(node, skip)
+
+    def _bound_aliases(self) -> dict[str, tuple[str, ...]]:
+        """The names of :data:`TYPE_ALIASES` that can only mean the crate's alias here, with the names it expands to.
+
+        A name qualifies when no module of the file defines it, binds it by a
+        ``use`` of another crate or declares it as a generic parameter, when
+        the same holds for the names its expansion uses (``Py``, ``PyAny``), and
+        when every glob import of the file is the crate's own (``use
+        pyo3::prelude::*``) or, inside an inline module, ``use super::*``, and
+        when no macro is invoked among the items: then the name, and its
+        expansion, resolve to the crate's items (derives and attribute macros
+        are taken to add impls, not items of that name, as pyo3's do).
+        """
+        crates = {crate for crate, _ in TYPE_ALIASES.values()}
+        allowed: set[str] = set()
+        for crate in crates:
+            names = {n for n, (c, _) in TYPE_ALIASES.items() if c == crate}
+            names |= {e for n in names for e in _ALIAS_NAMES[n]}
+            if self._crate_only(crate, names):
+                allowed |= {n for n, (c, _) in TYPE_ALIASES.items() if c == crate}
+        return {n: _ALIAS_NAMES[n] for n in sorted(allowed)}
+
+    def _crate_only(self, crate: str, names: set[str]) -> bool:
+        if self._item_macros:  # a macro invoked among the items may define any name
+            return False
+        heads = (f"use {crate}::", f"use ::{crate}::")
+        uses_crate = False
+        for module in self._modules.values():
+            for bound, items in module.bindings.items():
+                for item in items:
+                    text = item.canon_override or ""
+                    from_crate = item.kind == "use" and text.startswith(heads)
+                    uses_crate = uses_crate or (from_crate and (bound == "*" or bound in names))
+                    if bound == "*" and not from_crate and not (module is not self.top and text == "use super::*"):
+                        return False
+                    if bound in names and not (from_crate and " as " not in text and text.endswith(f"::{bound}")):
+                        return False  # another crate's, or a renaming (``use pyo3::types::PyDict as PyObject``)
+        stack = [self.root]
+        while stack:  # a generic parameter of the same name shadows it
+            current = stack.pop()
+            if current.type == "type_identifier" and _text(current) in names and current.parent is not None \
+                    and current.parent.type in _GENERIC_PARAMETERS:
+                return False
+            stack.extend(current.children)
+        return uses_crate
 
     def _header_text(self, node: Any) -> str:
         """An impl or trait without its body, as canonical text (the header's identity)."""
@@ -364,12 +505,16 @@ class RustFile:
     def rows(self) -> list[Symbol]:
         """Every symbol, hashed (see :mod:`cvlib.notes.anchors`)."""
         out = []
-        for s in self.symbols:
-            start = s.attrs[0] if s.attrs else s.node
-            raw = self.data[start.start_byte : s.node.end_byte].decode("utf-8")
-            lines = s.node.end_point[0] - start.start_point[0] + 1
-            out.append(Symbol(self.path, s.qualname, s.kind, sha256(raw), sha256(self._code(s.node, s.attrs, True)),
-                              lines, self._count(s.node) + sum(self._count(a) for a in s.attrs)))
+        self._literal = True  # a symbol's own code is hashed as written (both gates compare it)
+        try:
+            for s in self.symbols:
+                start = s.attrs[0] if s.attrs else s.node
+                raw = self.data[start.start_byte : s.node.end_byte].decode("utf-8")
+                lines = s.node.end_point[0] - start.start_point[0] + 1
+                out.append(Symbol(self.path, s.qualname, s.kind, sha256(raw), sha256(self._code(s.node, s.attrs, True)),
+                                  lines, self._count(s.node) + sum(self._count(a) for a in s.attrs)))
+        finally:
+            self._literal = False
         return out
 
     # -- dependencies ------------------------------------------------------------------------
@@ -390,6 +535,10 @@ class RustFile:
             current = stack.pop()
             kind = current.type
             if kind in _COMMENTS:
+                continue
+            if kind == "type_identifier" and _text(current) in self._aliases and _type_position(current):
+                for name in self._aliases[_text(current)]:  # what the alias stands for, as if written out
+                    out.add(self._lookup(module, name) or ("u", "", name))
                 continue
             if kind in ("identifier", "type_identifier"):
                 name = _text(current)
@@ -498,7 +647,11 @@ class RustFile:
                 if b.kind == "use":
                     reads |= self._use_target(b.canon_override, module)
                 continue
-            code = "<self>" if _key(b.node) == own else self._code(b.node, b.attrs)
+            if _key(b.node) == own:
+                code = "<self>"
+            else:  # its visibility only decides what compiles where: every reader of the file sees the item
+                visibility = [c for c in b.node.named_children if c.type == "visibility_modifier"]
+                code = self._attrs_text(b.attrs) + self.canon(b.node, omit=visibility[0] if visibility else None)
             record.append([b.kind, code])
             reads |= self._reads(b.node, module, name if b.kind in _TYPE_ITEMS else None)
             reads |= {r for a in b.attrs for r in self._reads(a, module, None)}
@@ -566,7 +719,7 @@ class RustFile:
             if decl is None:
                 continue
             attrs = _preceding_attributes(decl)
-            record.append("[" + ",".join(self.canon(a) for a in attrs) + "]" + self.canon(decl))
+            record.append(self._attrs_text(attrs) + self.canon(decl))
             assert module is not None
             reads |= self._reads(decl, module, owner)
             if _names_self(decl):
@@ -580,7 +733,7 @@ class RustFile:
         record: list[object] = []
         for item in items:
             body = item.node.child_by_field_name("body")
-            text = "[" + ",".join(self.canon(a) for a in item.attrs) + "]"
+            text = self._attrs_text(item.attrs)
             text += self.canon(item.node, body) if body is not None else self.canon(item.node)
             record.append([item.kind, text])
             assert module is not None
@@ -717,6 +870,146 @@ _INERT_ATTRIBUTES = frozenset({
     "derive", "repr", "allow", "warn", "deny", "forbid", "expect", "cfg", "cfg_attr", "doc", "non_exhaustive",
     "must_use", "deprecated", "automatically_derived", "rustfmt", "clippy", "pyclass",
 })
+
+#: Type aliases of crates the Rust files bind, each name with its crate and what the alias stands for. ``PyObject`` is
+#: declared ``pub type PyObject = Py<PyAny>;`` in pyo3's ``instance.rs`` (deprecated since 0.26) in the pyo3
+#: releases the tables' sources pin (0.21.2 to 0.30.1, by their ``Cargo.lock``) that still have it; a file
+#: naming it does not build against one that does not. Applied only where
+#: :meth:`RustFile._bound_aliases` shows the name is the crate's.
+TYPE_ALIASES: dict[str, tuple[str, str]] = {
+    "PyObject": ("pyo3", "Py<PyAny>"),
+}
+
+#: Attributes that cannot change what the compiled code does, left out of dependency records (lint levels
+#: ``allow``, ``warn``, ``deny``, ``forbid``, ``expect``, tool attributes of clippy and rustfmt, and the
+#: optimisation hints ``inline`` and ``cold``). Not among them: ``cfg``/``cfg_attr`` (which code exists),
+#: ``derive``, ``repr``, pyo3's attributes, ``must_use``/``deprecated`` and ``doc`` (pyo3 turns doc text
+#: into ``__doc__``), since each can change the program or what Python sees of it.
+INERT_SPELLINGS: frozenset[str] = frozenset({"allow", "warn", "deny", "forbid", "expect", "inline", "cold"})
+
+_INERT_TOOLS = frozenset({"clippy", "rustfmt"})
+
+_GENERIC_PARAMETERS = ("type_parameters", "constrained_type_parameter", "optional_type_parameter", "type_parameter")
+
+
+def _alias_names(expansion: str) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", expansion)))
+
+
+_ALIAS_NAMES: dict[str, tuple[str, ...]] = {name: _alias_names(exp) for name, (_, exp) in TYPE_ALIASES.items()}
+
+
+@cache
+def _alias_text(name: str) -> str:
+    """The canonical text of what an alias of :data:`TYPE_ALIASES` stands for, as a type written in its place."""
+    source = f"type _Alias = {TYPE_ALIASES[name][1]};".encode()
+    tree = _parser().parse(source)
+    node = tree.root_node.named_children[0].child_by_field_name("type")
+
+    def walk(n: Any) -> str:
+        if n.child_count == 0:
+            return f"{n.type}:{_text(n)}" if n.is_named else repr(n.type)
+        return f"{n.type}(" + ",".join(walk(c) for c in n.children) + ")"
+
+    return walk(node)
+
+
+_BYTE_ESCAPES = {"n": 10, "r": 13, "t": 9, "\\": 92, "0": 0, "'": 39, '"': 34}
+
+
+def _unescape_bytes(body: str) -> bytes | None:
+    """The bytes a byte literal's body stands for (``\\n``, ``\\x41``, ...); None for anything else."""
+    out, i = bytearray(), 0
+    while i < len(body):
+        ch = body[i]
+        if ch != "\\":
+            if ord(ch) > 127 or ch in "\r":
+                return None
+            out.append(ord(ch))
+            i += 1
+            continue
+        nxt = body[i + 1: i + 2]
+        if nxt in _BYTE_ESCAPES:
+            out.append(_BYTE_ESCAPES[nxt])
+            i += 2
+        elif nxt == "x" and re.fullmatch(r"[0-9a-fA-F]{2}", body[i + 2: i + 4]):
+            out.append(int(body[i + 2: i + 4], 16))
+            i += 4
+        else:
+            return None
+    return bytes(out)
+
+
+def _byte_array(node: Any) -> bytes | None:
+    """The bytes of ``[b'a', b'b']`` (every element a byte literal) or ``*b"ab"``; None for anything else."""
+    if node.type == "array_expression":
+        named = [c for c in node.named_children if c.type not in _COMMENTS]
+        if not named or any(c.type != "char_literal" for c in named):
+            return None
+        out = bytearray()
+        for c in named:
+            text = _text(c)
+            if not (text.startswith("b'") and text.endswith("'")):
+                return None
+            value = _unescape_bytes(text[2:-1])
+            if value is None or len(value) != 1:
+                return None
+            out += value
+        return bytes(out)
+    operators = [c for c in node.children if not c.is_named]
+    operands = [c for c in node.named_children if c.type not in _COMMENTS]
+    if len(operators) != 1 or operators[0].type != "*" or len(operands) != 1 or operands[0].type != "string_literal":
+        return None
+    text = _text(operands[0])
+    if not (text.startswith('b"') and text.endswith('"')):
+        return None
+    return _unescape_bytes(text[2:-1])
+
+
+def _anonymous_lifetime(node: Any) -> bool:
+    return node.type == "lifetime" and _squeeze(_text(node)) == "'_"
+
+
+def _only_anonymous_lifetimes(args: Any) -> bool:
+    named = [c for c in args.named_children if c.type not in _COMMENTS]
+    return bool(named) and all(_anonymous_lifetime(c) for c in named)
+
+
+def _sole_inner_block(block: Any) -> Any:
+    """The block (``{ .. }`` or ``unsafe { .. }``) that is a block's whole content, if it is; else None."""
+    named = [c for c in block.named_children if c.type not in _COMMENTS]
+    if len(named) != 1 or named[0].type != "expression_statement" or named[0].child_count != 1:
+        return None
+    inner = named[0].named_children[0]
+    if inner.type == "unsafe_block":
+        found = [c for c in inner.named_children if c.type == "block"]
+        return found[0] if len(found) == 1 else None
+    return inner if inner.type == "block" else None
+
+
+def _statement_follows(children: Any, index: int) -> bool:
+    """Whether a statement or an expression other than another ``;`` follows ``children[index]`` in its block."""
+    return any(c.is_named and c.type not in _COMMENTS and c.type != "empty_statement" for c in children[index + 1:])
+
+
+def _type_position(node: Any) -> bool:
+    """Whether a ``type_identifier`` is a type used here, not a name being defined or a path segment."""
+    parent = node.parent
+    if parent is None or parent.type in ("scoped_type_identifier", "scoped_identifier") + _GENERIC_PARAMETERS:
+        return False
+    name = parent.child_by_field_name("name")
+    return name is None or _key(name) != _key(node)
+
+
+def _inert_attribute(item: Any) -> bool:
+    """Whether an attribute item only sets lint levels or optimisation hints (:data:`INERT_SPELLINGS`)."""
+    attrs = [a for a in item.named_children if a.type == "attribute"]
+    if len(attrs) != 1 or not attrs[0].named_children:
+        return False
+    head = _squeeze(_text(attrs[0].named_children[0])).split("::")
+    if len(head) == 1:
+        return head[0] in INERT_SPELLINGS
+    return head[0] in _INERT_TOOLS
 
 #: Standard macros whose arguments are expressions, so ``self.x`` in their tokens is a field read and ``self.m(..)`` a call.
 _EXPRESSION_MACROS = frozenset({
@@ -884,6 +1177,13 @@ class _MemberWalk:
         if self.file._item_macros:
             self.reads.add(("g", "", ""))
 
+    def _impl_defines(self, name: str) -> bool:
+        """Whether the method sits in a trait impl whose own body defines ``name``."""
+        header = self.member.header_node
+        if header.type != "impl_item" or header.child_by_field_name("trait") is None:
+            return False
+        return any(m.name == name and _key(m.header_node) == _key(header) for m in self.file.members.get(self.owner, []))
+
     def _is_own(self, node: Any) -> bool:
         text = _text(node)
         if text == "Self":
@@ -915,6 +1215,10 @@ class _MemberWalk:
         if kind in ("scoped_identifier", "scoped_type_identifier"):
             path, name = node.child_by_field_name("path"), node.child_by_field_name("name")
             if path is not None and name is not None:
+                if kind == "scoped_type_identifier" and _text(path) == "Self" and self._impl_defines(_text(name)):
+                    # a type ``Self::Error`` in a trait impl is the impl's own (its trait's item, never another's)
+                    self.reads.add(("tl", self.member.label, _text(name)))
+                    return
                 if path.type in ("identifier", "type_identifier") and self._is_own(path):
                     self._own_item(_text(name))
                     return

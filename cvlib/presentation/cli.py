@@ -14,6 +14,7 @@ exits with a status a script can test:
 
 from __future__ import annotations
 
+import importlib
 import json
 import sys
 import traceback
@@ -26,12 +27,8 @@ from cvlib.core.errors import CvlibError, ParameterError
 from cvlib.core.executors import law_policies, policy_column, resolve_policies
 from cvlib.core.executors import policies as registered_policies
 from cvlib.core.validation import parse_int, shown
-from cvlib.experiments.law_check import law_rows
-from cvlib.models.cli import models
-from cvlib.notes.cli import notes
 from cvlib.scenarios.named import SCENARIOS, get_scenario, run_scenario
 from cvlib.scenarios.sizes import size_limits
-from cvlib.scenarios.spec import run_spec
 
 #: Exit status of a usage error (what was typed is wrong).
 USAGE_ERROR = 2
@@ -84,8 +81,27 @@ def _status_of(err: CvlibError) -> int:
     return USAGE_ERROR if isinstance(err, ParameterError) else RUNTIME_ERROR
 
 
+#: Command groups imported only when named (or when the help lists them): ``cvlib run A`` should not pay
+#: for the notes gate's parsers. Name -> (module, attribute).
+_LAZY_GROUPS: dict[str, tuple[str, str]] = {
+    "notes": ("cvlib.notes.cli", "notes"),
+    "models": ("cvlib.models.cli", "models"),
+}
+
+
 class _CvlibGroup(click.Group):
     """The top-level group: every failure becomes one line on stderr and an exit status."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        """The commands defined here and the lazily imported groups, by name."""
+        return sorted({*super().list_commands(ctx), *_LAZY_GROUPS})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        """A command by name, importing a lazy group's module the first time it is asked for."""
+        if cmd_name in _LAZY_GROUPS and cmd_name not in self.commands:
+            module, attribute = _LAZY_GROUPS[cmd_name]
+            self.add_command(getattr(importlib.import_module(module), attribute), cmd_name)
+        return super().get_command(ctx, cmd_name)
 
     def main(  # type: ignore[override]
         self,
@@ -291,6 +307,8 @@ def law(policy_names: tuple[str, ...]) -> None:
 
     The law predicts the baseline's doomed work; each --policy adds that executor's PFW as a column.
     """
+    from cvlib.experiments.law_check import law_rows  # only this command runs the law's cases
+
     chosen = _chosen(policy_names)
     rows = law_rows(policies=chosen)
     extra = tuple(policy_column(p.name, "pfw") for p in law_policies(chosen)[1:])
@@ -338,6 +356,8 @@ def spec(path: str, as_json: bool, policy_names: tuple[str, ...], max_steps: int
     format" (book/spec_format.md) documents every key, and
     `bash scripts/book.sh --spec PATH` turns a spec file into a page of the book.
     """
+    from cvlib.scenarios.spec import run_spec  # only this command reads spec files (and YAML)
+
     chosen = _chosen(policy_names)
     with size_limits(steps=max_steps):
         result = run_spec(path, policies=chosen)
@@ -348,10 +368,7 @@ def spec(path: str, as_json: bool, policy_names: tuple[str, ...], max_steps: int
     click.echo(_table(result))
 
 
-main.add_command(notes)
-
-# `cvlib models ...`: language-model recordings (cvlib.models; the runtime is imported only when a model runs).
-main.add_command(models)
+# `cvlib notes ...` and `cvlib models ...` (language-model recordings) are added when first named: see _LAZY_GROUPS.
 
 if __name__ == "__main__":  # pragma: no cover
     main(prog_name="cvlib")  # the name users type, also when run as python -m cvlib.presentation.cli

@@ -778,11 +778,13 @@ def _layered_masks(
     closures. The predecessors are ``sample``'s pool method written out for
     one and two picks (the pool is only made for a third): the first pick
     is a draw ``r`` below the candidates, the second a draw below one fewer,
-    which stands for the last candidate when it lands on ``r``. Up to ten
-    layers Kahn's order is the index order: layer ``l`` becomes ready only
-    once layer ``l - 1`` has run, and ``"R{l}_…"`` sorts before
-    ``"R{l+1}_…"`` while ``l + 1`` has one digit. Past that see
-    :func:`_layered_order`.
+    which stands for the last candidate when it lands on ``r``. A draw
+    below 1 is always 0 but still spends its rejected bits, so it only
+    spends them. Up to ten layers Kahn's order is the index order: layer
+    ``l`` becomes ready only once layer ``l - 1`` has run, and ``"R{l}_…"``
+    sorts before ``"R{l+1}_…"`` while ``l + 1`` has one digit. Past that see
+    :func:`_layered_order`. Layers from the tenth on of a plan of more than
+    ten layers also record, for that order, each step's predecessors.
     """
     bits, draw = rng.getrandbits, rng.random
     masks: list[int] = []
@@ -792,7 +794,6 @@ def _layered_masks(
     successors: list[list[int]] = []
     waiting: list[int] = []
     layer_starts: list[int] = []
-    fact_numbers = list(range(num_facts))
     facts_bits = num_facts.bit_length()
     keep = num_layers > 10
     every = 0  # every fact some step requires directly (the plan's facts)
@@ -800,6 +801,12 @@ def _layered_masks(
     width_bits = max_width.bit_length()
     f0, f1 = num_facts, num_facts - 1
     g0, g1 = f0.bit_length(), f1.bit_length()
+    # What a layer's draws depend on, by how many candidates (steps of the layer before) it has:
+    # (most predecessors, its bits, one fewer candidate, the bits of both, whether sample pools them).
+    shapes = [
+        (min(max_predecessors, c), min(max_predecessors, c).bit_length(), c - 1, c.bit_length(), (c - 1).bit_length(), c <= 21)
+        for c in range(max_width + 1)
+    ]
     for layer in range(num_layers):
         if layer == num_layers - 1:
             width = 1
@@ -829,67 +836,100 @@ def _layered_masks(
                 every |= mask
             previous_start = start
             continue
-        candidates = start - previous_start
-        most = min(max_predecessors, candidates)
-        most_bits = most.bit_length()
-        c0, c1 = candidates, candidates - 1
-        b0, b1 = c0.bit_length(), c1.bit_length()
-        pooled = candidates <= 21
+        c0 = start - previous_start
+        most, most_bits, c1, b0, b1, pooled = shapes[c0]
         previous = masks[previous_start:start]
-        kept = keep and layer >= 10
-        if kept:
+        if keep and layer >= 10:
             head = layer_starts[9]
             if layer == 10:
                 successors.extend([] for _ in range(start - head))  # layer 9's
             successors.extend([] for _ in range(width))
             base = previous_start - head
             step = start
-        for _ in range(width):
-            r = bits(most_bits)
-            while r >= most:
+            for _ in range(width):
                 r = bits(most_bits)
-            take = r + 1
-            if take <= 2 and pooled:
-                a = bits(b0)
-                while a >= c0:
+                while r >= most:
+                    r = bits(most_bits)
+                take = r + 1
+                if take <= 2 and pooled:
                     a = bits(b0)
-                if take == 1:
-                    mask = previous[a]
-                    if kept:
+                    while a >= c0:
+                        a = bits(b0)
+                    if take == 1:
+                        mask = previous[a]
                         successors[base + a].append(step)
                         waiting.append(1)
-                else:
-                    b = bits(b1)
-                    while b >= c1:
+                    else:
                         b = bits(b1)
-                    if b == a:  # the pool's hole at a holds the last candidate
-                        b = c1
-                    mask = previous[a] | previous[b]
-                    if kept:
+                        while b >= c1:
+                            b = bits(b1)
+                        if b == a:  # the pool's hole at a holds the last candidate
+                            b = c1
+                        mask = previous[a] | previous[b]
                         successors[base + a].append(step)
                         successors[base + b].append(step)
                         waiting.append(2)
-            else:
-                picked = _sample(bits, range(previous_start, start), take)
-                mask = 0
-                for p in picked:
-                    mask |= masks[p]
-                if kept:
+                else:
+                    picked = _sample(bits, range(previous_start, start), take)
+                    mask = 0
                     for p in picked:
+                        mask |= masks[p]
                         successors[p - head].append(step)
                     waiting.append(take)
-            if draw() < require_prob:
-                r = bits(facts_bits)
-                while r >= num_facts:
+                if draw() < require_prob:
                     r = bits(facts_bits)
-                mask |= 1 << r
-                every |= 1 << r
-            append(mask)
-            if kept:
+                    while r >= num_facts:
+                        r = bits(facts_bits)
+                    mask |= 1 << r
+                    every |= 1 << r
+                append(mask)
                 step += 1
+        elif c0 == 1:
+            # One candidate: one predecessor, the only one (both draws below 1 spend their bits).
+            only = previous[0]
+            for _ in range(width):
+                while bits(most_bits):
+                    pass
+                while bits(b0):
+                    pass
+                if draw() < require_prob:
+                    r = bits(facts_bits)
+                    while r >= num_facts:
+                        r = bits(facts_bits)
+                    append(only | 1 << r)
+                    every |= 1 << r
+                else:
+                    append(only)
+        else:
+            for _ in range(width):
+                r = bits(most_bits)
+                while r >= most:
+                    r = bits(most_bits)
+                if r < 2 and pooled:
+                    a = bits(b0)
+                    while a >= c0:
+                        a = bits(b0)
+                    if r:
+                        b = bits(b1)
+                        while b >= c1:
+                            b = bits(b1)
+                        mask = previous[a] | previous[c1 if b == a else b]
+                    else:
+                        mask = previous[a]
+                else:
+                    mask = 0
+                    for p in _sample(bits, previous, r + 1):
+                        mask |= p
+                if draw() < require_prob:
+                    r = bits(facts_bits)
+                    while r >= num_facts:
+                        r = bits(facts_bits)
+                    mask |= 1 << r
+                    every |= 1 << r
+                append(mask)
         previous_start = start
     n = len(masks)
-    required = [k for k in fact_numbers if every >> k & 1]
+    required = [k for k in range(num_facts) if every >> k & 1]
     if not keep:
         return masks, n - 1, required
     order = _layered_order(successors, waiting, layer_starts, n)

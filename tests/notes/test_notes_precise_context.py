@@ -16,6 +16,12 @@
   name, v)`` counts what assignment can run (class-level values, property
   setters and descriptors of the class, its bases and subclasses of the
   file), not its bases whole.
+* **Relative imports read against the path**: in ``pkg/m.py``, ``from
+  .base import X`` is ``from pkg.base import X``; another module, another
+  package, a path that is no import path still differ.
+* **Slices follow no names read only in their annotations**: ``self.a:
+  dict[str, int] = {}`` in a setting method reads no ``dict``; its value
+  still does.
 * **Inert class annotations**: under ``from __future__ import annotations``,
   in a class the file shows whole, a class-level annotation is a string
   nobody reads on creation: its text does not count (its value, if any,
@@ -362,3 +368,72 @@ def test_the_wide_rule_is_unchanged_by_the_refinements(source, qualname, edit):
     before, after = PythonFile(source, "m.py"), PythonFile(edit(source), "m.py")
     assert before.dependencies(qualname, "wide") != after.dependencies(qualname, "wide")
     assert before.dependencies(qualname) == after.dependencies(qualname)
+
+
+RELATIVE = '''
+from pkg.base import Limit
+from . import tools
+
+
+def use():
+    return Limit(tools.size())
+'''
+
+
+@pytest.mark.parametrize(("case", "path", "edit", "expected"), [
+    ("absolute to relative, same module", "pkg/m.py", _sub("from pkg.base import", "from .base import"), F),
+    ("relative to absolute, the package itself", "pkg/m.py", _sub("from . import tools", "from pkg import tools"), F),
+    ("one level up, same module", "pkg/sub/m.py", _sub("from pkg.base import", "from ..base import"), F),
+    ("in __init__.py the package is its folder", "pkg/__init__.py", _sub("from pkg.base import", "from .base import"),
+     F),
+    ("relative, another module", "pkg/m.py", _sub("from pkg.base import", "from .other import"), D),
+    ("relative, another package", "other/m.py", _sub("from pkg.base import", "from .base import"), D),
+    ("one level too few", "pkg/sub/m.py", _sub("from pkg.base import", "from .base import"), D),
+    ("climbs above the path's top folder", "pkg/m.py", _sub("from pkg.base import", "from ..base import"), D),
+    ("a path that is no import path", "m.py", _sub("from pkg.base import", "from .base import"), D),
+    ("a folder that is no identifier", "my-pkg/pkg/m.py", _sub("from pkg.base import", "from .base import"), D),
+])
+def test_relative_imports_are_read_against_the_path(case, path, edit, expected):
+    stored = anchor({path: RELATIVE}, path, "use")
+    where = locate(stored, {path: edit(RELATIVE)})
+    assert where.status is expected, (case, where)
+
+
+def test_the_wide_rule_keeps_imports_as_written():
+    from cvlib.notes.python import PythonFile
+
+    edit = _sub("from pkg.base import", "from .base import")
+    before, after = PythonFile(RELATIVE, "pkg/m.py"), PythonFile(edit(RELATIVE), "pkg/m.py")
+    assert before.dependencies("use", "wide") != after.dependencies("use", "wide")
+    assert before.dependencies("use") == after.dependencies("use")
+
+
+SLICE_NAMES = '''
+class Box:
+    def __init__(self, pairs):
+        self.items: dict[str, int] = {}
+        self.extra = dict(pairs)
+        self.order: list[str] = list(pairs)
+
+    def get(self, key):
+        return self.items[key]
+
+    def first(self):
+        return self.order[0]
+'''
+
+SHADOW = _sub("class Box:", "class MyDict(dict):\n    pass\n\n\ndict = MyDict\nlist = tuple\n\n\nclass Box:")
+
+
+@pytest.mark.parametrize(("case", "qualname", "edit", "expected"), [
+    ("a name only in the slice's annotation is shadowed", "Box.get", SHADOW, F),
+    ("the rest of the method stops reading the slice's annotation name", "Box.get",
+     _sub("        self.extra = dict(pairs)\n", ""), F),
+    ("a name in the slice's value is shadowed", "Box.first", SHADOW, D),
+    ("the slice's value changes", "Box.get", _sub("self.items: dict[str, int] = {}", "self.items: dict[str, int] = {'a': 1}"),
+     D),
+])
+def test_a_slice_does_not_follow_names_read_only_in_its_annotations(case, qualname, edit, expected):
+    stored = anchor({"m.py": SLICE_NAMES}, "m.py", qualname)
+    where = locate(stored, {"m.py": edit(SLICE_NAMES)})
+    assert where.status is expected, (case, where)
