@@ -368,8 +368,8 @@ def _chunk_table(spec: SweepSpec, start: int, stop: int) -> pa.Table:
 def _rows_table(rows: list[dict[str, Any]]) -> pa.Table:
     """Rows as an Arrow table, with the column types a pandas frame of them would give.
 
-    Rows that share one set of keys, in one order (every spec's do), are cut
-    into columns; a column whose values are all of one plain type (int, bool,
+    Rows that share one set of keys (every spec's do) are cut into columns,
+    in the first row's order; a column whose values are all of one plain type (int, bool,
     float or str) becomes an Arrow array directly, several times faster than
     through a pandas frame. Anything else (None, mixed types, numpy scalars,
     an int past int64) goes through pandas. Strings are ``large_string``
@@ -377,8 +377,11 @@ def _rows_table(rows: list[dict[str, Any]]) -> pa.Table:
     objects), so chunks made either way concatenate.
     """
     keys = tuple(rows[0]) if rows else ()
-    if rows and all(len(row) == len(keys) and tuple(row) == keys for row in rows):
-        columns = {key: [row[key] for row in rows] for key in keys}
+    if rows and set(map(len, rows)) == {len(keys)}:
+        try:  # as many keys in every row, and each of the first row's: the same keys (the first row's order)
+            columns = {key: [row[key] for row in rows] for key in keys}
+        except KeyError:
+            return _frame_table(rows)
         return _plain_table(columns) or _frame_table(columns)
     return _frame_table(rows)
 

@@ -62,8 +62,16 @@ def test_any_other_column_goes_through_pandas(odd: list[Any]) -> None:
     pd.testing.assert_frame_equal(table.to_pandas(), pd.DataFrame(rows))
 
 
-def test_rows_whose_keys_differ_go_through_pandas() -> None:
-    rows = [{"a": 1, "b": "x"}, {"b": "y", "a": 2}, {"a": 3}]
+@pytest.mark.parametrize(
+    "rows",
+    [
+        [{"a": 1, "b": "x"}, {"b": "y", "a": 2}, {"a": 3}],  # a row short
+        [{"a": 1, "b": "x"}, {"a": 2, "c": "y"}],  # as many keys, not the same
+        [{"a": 1, "b": "x"}, {"b": "y", "a": 2}],  # the same keys in another order
+    ],
+    ids=["short", "other-key", "other-order"],
+)
+def test_rows_whose_keys_differ_give_the_frame_pandas_gives(rows: list[dict[str, Any]]) -> None:
     pd.testing.assert_frame_equal(large_sweeps._rows_table(rows).to_pandas(), pd.DataFrame(rows))
 
 
