@@ -356,7 +356,7 @@ class RustFile:
         code) two spellings of the same program serialise alike: an attribute
         that only sets a lint level or an optimisation hint (:data:`INERT_SPELLINGS`)
         is left out, and a known type alias of a bound crate is written as
-        what it stands for (:data:`TYPE_ALIASES`, where :meth:`_bound_aliases`
+        what it stands for (:data:`TYPE_ALIASES`, where ``_bound_aliases``
         shows that the name can only be that crate's). Blocks that differ only
         in how they are written serialise alike too: an ``unsafe`` block as a
         plain block (``unsafe`` only allows operations, it does not change
@@ -364,7 +364,7 @@ class RustFile:
         (the same values, and the same drops in the same order), and a
         stray ``;`` inside a block dropped when a statement or the tail
         follows it (``match x { .. };`` then more code).
-        ``omit``: a node left out (an item's own visibility, see :meth:`_record`).
+        ``omit``: a node left out (an item's own visibility, see ``_record``).
         """
         if skip is None and omit is None:
             cached = self._canon.get((_key(node), self._literal))
@@ -875,7 +875,7 @@ _INERT_ATTRIBUTES = frozenset({
 #: declared ``pub type PyObject = Py<PyAny>;`` in pyo3's ``instance.rs`` (deprecated since 0.26) in the pyo3
 #: releases the tables' sources pin (0.21.2 to 0.30.1, by their ``Cargo.lock``) that still have it; a file
 #: naming it does not build against one that does not. Applied only where
-#: :meth:`RustFile._bound_aliases` shows the name is the crate's.
+#: ``RustFile._bound_aliases`` shows the name is the crate's.
 TYPE_ALIASES: dict[str, tuple[str, str]] = {
     "PyObject": ("pyo3", "Py<PyAny>"),
 }
