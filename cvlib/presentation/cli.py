@@ -81,8 +81,8 @@ def _status_of(err: CvlibError) -> int:
     return USAGE_ERROR if isinstance(err, ParameterError) else RUNTIME_ERROR
 
 
-#: Command groups imported only when named (or when the help lists them): ``cvlib run A`` should not pay
-#: for the notes gate's parsers. Name -> (module, attribute).
+#: Command groups imported only when named or listed, so that ``cvlib run A`` does not pay for the notes
+#: gate's parsers. Name -> (module, attribute).
 _LAZY_GROUPS: dict[str, tuple[str, str]] = {
     "notes": ("cvlib.notes.cli", "notes"),
     "models": ("cvlib.models.cli", "models"),
