@@ -90,8 +90,14 @@ def others_busy(seconds: float = 1.0) -> float | None:
 
 
 def _own_tree_jiffies() -> int:
-    """CPU jiffies (user and system) used so far by this process and every live descendant, from ``/proc``."""
+    """CPU jiffies used so far by this process's own processes (:func:`own_processes`), from ``/proc``.
+
+    Each counts its own time and that of the children it has reaped
+    (``cutime``, ``cstime``), so a worker that exits between two readings
+    moves its time into its parent's rather than out of the sum.
+    """
     parents: dict[int, int] = {}
+    groups: dict[int, int] = {}
     times: dict[int, int] = {}
     for entry in os.listdir("/proc") if os.path.isdir("/proc") else ():
         if not entry.isdigit():
@@ -101,9 +107,25 @@ def _own_tree_jiffies() -> int:
                 fields = f.read().rsplit(")", 1)[1].split()
         except (OSError, IndexError):
             continue  # gone meanwhile, or not readable
-        parents[int(entry)] = int(fields[1])
-        times[int(entry)] = int(fields[11]) + int(fields[12])  # utime, stime
-    return sum(times.get(pid, 0) for pid in descendants(parents, os.getpid()))
+        pid = int(entry)
+        parents[pid], groups[pid] = int(fields[1]), int(fields[2])
+        times[pid] = sum(int(x) for x in fields[11:15])  # utime, stime, cutime, cstime
+    return sum(times.get(pid, 0) for pid in own_processes(parents, groups, os.getpid(), os.getpgrp()))
+
+
+def own_processes(parents: dict[int, int], groups: dict[int, int], root: int, group: int) -> set[int]:
+    """``root`` and its descendants, and the orphans of its process group (adopted by process 1) and theirs.
+
+    A fresh interpreter the suite runs (the first-sweep start-up row) can
+    exit before its fork server and workers do; those are re-parented to
+    process 1 but keep the process group, and their last second of work is
+    still the suite's.
+    """
+    own = descendants(parents, root)
+    for pid, ppid in parents.items():
+        if ppid == 1 and groups.get(pid) == group != 1:
+            own |= descendants(parents, pid)
+    return own
 
 
 def descendants(parents: dict[int, int], root: int) -> set[int]:

@@ -270,9 +270,11 @@ def sweeps(repeats: int, count: int) -> dict[str, Any]:
 
     idle_before = others_busy()
     before = load()
-    result = {"throughput": throughput(count, repeats), "startup": sweep_startup(repeats)}
+    result: dict[str, Any] = {"throughput": throughput(count, repeats)}
+    # Idle after the parallel rows themselves, before the start-up row's fresh interpreters leave their workers.
     result["load_before"], result["load_after"] = before, load()
     result["others_busy_cores"] = [idle_before, others_busy()]
+    result["startup"] = sweep_startup(repeats)
     serial = result["throughput"]["backends"]["serial"]["wall_median_s"]
     for row in result["throughput"]["backends"].values():
         row["speedup_vs_serial_wall"] = serial / row["wall_median_s"]

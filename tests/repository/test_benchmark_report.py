@@ -283,3 +283,14 @@ def test_the_suites_process_tree_is_every_descendant() -> None:
     parents = {10: 1, 11: 10, 12: 11, 13: 10, 20: 1, 21: 20}
     assert descendants(parents, 10) == {10, 11, 12, 13}
     assert descendants(parents, 21) == {21}
+
+
+def test_orphans_of_the_suites_process_group_are_its_own() -> None:
+    """Workers re-parented to process 1 when the interpreter that started them exits still belong to the suite."""
+    from benchmarks.machine import own_processes
+
+    parents = {10: 1, 11: 10, 30: 1, 31: 30, 40: 1, 41: 1}
+    groups = {10: 10, 11: 10, 30: 10, 31: 10, 40: 40, 41: 1}
+    assert own_processes(parents, groups, 10, 10) == {10, 11, 30, 31}
+    assert own_processes(parents, groups, 40, 40) == {40}
+    assert own_processes(parents, groups, 41, 1) == {41}  # never everything in process 1's group
