@@ -477,11 +477,32 @@ def explain(note: Note | Anchor, snapshot: Mapping[str, str | Unreadable] | Symb
     where = classify(target, index)
     if not where.changed or where.changed == ("(dependencies)",):
         return ()
-    depths = index.depths(target.path, target.qualname)
+    return ordered_changes(where.changed, target.qualname, index.depths(target.path, target.qualname))
+
+
+def ordered_changes(changed: Iterable[str], qualname: str, depths: Mapping[str, int] | None = None) -> tuple[ChangedDependency, ...]:
+    """The changed dependencies of a :class:`Location`, in the order :func:`explain` gives them (where to look first).
+
+    Parameters
+    ----------
+    changed
+        A location's ``changed`` labels (``"; "``-split from a replay row).
+    qualname
+        The note's symbol, which decides each label's kind.
+    depths
+        Label -> distance from the symbol; labels it lacks (or all of them,
+        for an index built from table rows) sort after the known ones, by label.
+
+    Returns
+    -------
+    tuple of ChangedDependency
+        Sorted by depth (unknown last), then label.
+    """
+    depths = depths or {}
     found = []
-    for label in where.changed:
+    for label in changed:
         bare = label.removesuffix(" (new)").removesuffix(" (gone)")
-        found.append(ChangedDependency(label, dependency_kind(label, target.qualname), depths.get(bare, -1)))
+        found.append(ChangedDependency(label, dependency_kind(label, qualname), depths.get(bare, -1)))
     return tuple(sorted(found, key=lambda c: (c.depth < 0, c.depth, c.label)))
 
 

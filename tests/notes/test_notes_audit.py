@@ -1,0 +1,161 @@
+"""The audit of precise-only note-steps (cvlib/notes/audit.py): its groups, its sample and its bound."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from cvlib.notes import audit
+from cvlib.notes.errors import NotesError
+from cvlib.notes.gate import ordered_changes
+from cvlib.repository import data_path
+
+AUDIT_FILE = data_path("code_history") / "precise_only_audit.csv"
+
+
+def _rows(*specs):
+    """Replay rows: (project, k, qualname, status, status_symbol, changed)."""
+    return pd.DataFrame([
+        {"project": p, "from_release": k, "to_release": k + 1, "horizon": 1, "path": "m.py", "qualname": q,
+         "status": st, "status_symbol": sym, "changed": ch}
+        for p, k, q, st, sym, ch in specs
+    ])
+
+
+VERSIONS = {"a": ["1", "2", "3"], "b": ["0.1", "0.2"]}
+
+
+def test_groups_count_only_precise_only_note_steps_by_their_first_change():
+    rows = _rows(
+        ("a", 0, "f", "DEPENDENCY_CHANGED", "FRESH", "LIMIT; helper"),
+        ("a", 0, "g", "DEPENDENCY_CHANGED", "FRESH", "helper; LIMIT"),
+        ("a", 0, "h", "DEPENDENCY_CHANGED", "FRESH", "zeta"),
+        ("a", 1, "f", "DEPENDENCY_CHANGED", "FRESH", "LIMIT"),
+        ("a", 1, "g", "CHANGED", "CHANGED", "LIMIT"),      # the symbol-only gate withholds it too
+        ("b", 0, "C.m", "FRESH", "FRESH", ""),
+        ("b", 0, "C.n", "DEPENDENCY_CHANGED", "FRESH", "C.x (new)"),
+    )
+    groups = audit.precise_only_groups(rows, VERSIONS)
+    assert groups["note_steps"].sum() == 5
+    first = groups.iloc[0]
+    assert (first["project"], first["from_version"], first["to_version"], first["dependency"], first["note_steps"]) == \
+        ("a", "1", "2", ordered_changes(["LIMIT", "helper"], "f")[0].label, 2)
+    assert first["notes"] == "m.py::f; m.py::g"
+    assert list(groups["note_steps"]) == sorted(groups["note_steps"], reverse=True)
+    assert set(groups["kind"]) == {"module name", "name appeared or disappeared"}
+    again = audit.precise_only_groups(rows.iloc[::-1], VERSIONS)
+    pd.testing.assert_frame_equal(groups, again)
+
+
+def test_groups_need_projects_and_their_versions():
+    rows = _rows(("a", 0, "f", "DEPENDENCY_CHANGED", "FRESH", "LIMIT"))
+    with pytest.raises(NotesError, match="no versions given"):
+        audit.precise_only_groups(rows, {"b": ["1", "2"]})
+    with pytest.raises(NotesError, match="'project' column"):
+        audit.precise_only_groups(rows.drop(columns="project"), VERSIONS)
+
+
+def test_the_sample_is_seeded_and_more_draws_keep_the_earlier_ones():
+    groups = pd.DataFrame({"project": list("abcdef"), "note_steps": [9, 5, 4, 3, 2, 1]})
+    few = audit.audit_sample(groups, top=2, draws=3, seed=7)
+    more = audit.audit_sample(groups, top=2, draws=6, seed=7)
+    assert list(few["stratum"][:2]) == ["top", "top"] and list(few["draws"][:2]) == [0, 0]
+    assert few["draws"].sum() == 3 and more["draws"].sum() == 6
+    drawn = dict(zip(few["project"], few["draws"]))
+    for project, n in zip(more["project"], more["draws"]):
+        assert n >= drawn.get(project, 0)
+    assert (more[more["stratum"] == "sample"]["draws"] <= more[more["stratum"] == "sample"]["note_steps"]).all()
+    pd.testing.assert_frame_equal(few, audit.audit_sample(groups, top=2, draws=3, seed=7))
+    with pytest.raises(NotesError, match="at most the 10 note-steps"):
+        audit.audit_sample(groups, top=2, draws=11, seed=7)
+    with pytest.raises(NotesError, match="seed must be a whole number"):
+        audit.audit_sample(groups, top=2, draws=1, seed=-1)
+
+
+def _audit(rows):
+    return pd.DataFrame(rows, columns=list(audit.AUDIT_COLUMNS))
+
+
+def test_the_bound_on_a_tiny_audit():
+    table = _audit([
+        ("a", "1", "2", "X", "module name", 10, "top", 0, "behaviour", 10, "r"),
+        ("a", "1", "2", "Y", "module name", 6, "top", 0, "spelling", 0, "r"),
+        ("a", "2", "3", "Z", "module name", 4, "top", 0, "unsure", 1, "r"),
+        ("b", "1", "2", "P", "class member", 5, "sample", 3, "behaviour", 5, "r"),
+        ("b", "1", "2", "Q", "class member", 5, "sample", 1, "spelling", 0, "r"),
+    ])
+    # symbol-only 100, precise 160: 60 precise-only, 20 of them in the top groups, a rest of 40 with 4 draws
+    b = audit.audit_bound(table, symbol=100, precise=160)
+    assert (b.audited, b.behaviour, b.spelling, b.unsure, b.rest, b.draws) == (20, 11, 6, 3, 40, 4)
+    assert (b.drawn_behaviour, b.drawn_spelling) == (3, 1)
+    assert b.bound == pytest.approx(100 + 11 + 40 * 3 / 4)
+    assert b.bound_low < b.bound < b.bound_high <= 100 + 11 + 40
+    assert b.releasable == pytest.approx(6 + 40 * 1 / 4)
+    assert b.best == pytest.approx(160 - 16)
+    assert b.best_low < b.best < b.best_high
+    assert b.ratio(b.bound) == pytest.approx(b.bound / 100)
+    assert b.precise_only == 60
+
+
+def test_the_bound_rejects_loads_that_do_not_fit_the_audit():
+    table = _audit([("a", "1", "2", "X", "module name", 10, "top", 0, "behaviour", 10, "r")])
+    with pytest.raises(NotesError, match="more than the 5 precise-only"):
+        audit.audit_bound(table, symbol=100, precise=105)
+    with pytest.raises(NotesError, match="none was drawn"):
+        audit.audit_bound(table, symbol=100, precise=120)
+    with pytest.raises(NotesError, match="0 < symbol <= precise"):
+        audit.audit_bound(table, symbol=0, precise=10)
+
+
+def test_reading_an_audit_checks_verdicts_and_counts(tmp_path):
+    good = _audit([("a", "1", "2", "X", "module name", 10, "top", 0, "behaviour", 10, "a reason")])
+    path = tmp_path / "audit.csv"
+    good.to_csv(path, index=False)
+    assert audit.read_audit(path)["note_steps"].tolist() == [10]
+    for column, value, message in (("verdict", "maybe", "verdict must be one of"), ("behaviour_steps", 3, "does not fit|has verdict"),
+                                   ("note_steps", "ten", "whole number"), ("reason", " ", "has no reason"),
+                                   ("stratum", "other", "stratum must be one of")):
+        bad = good.copy()
+        bad[column] = value
+        bad.to_csv(path, index=False)
+        with pytest.raises(NotesError, match=message):
+            audit.read_audit(path)
+    pd.concat([good, good]).to_csv(path, index=False)
+    with pytest.raises(NotesError, match="twice"):
+        audit.read_audit(path)
+    with pytest.raises(NotesError, match="no audit table"):
+        audit.read_audit(tmp_path / "missing.csv")
+
+
+def test_check_audit_names_a_group_that_moved():
+    groups = pd.DataFrame([("a", "1", "2", "X", "module name", 10, "m.py::f")],
+                          columns=[*audit.GROUP_KEYS, "note_steps", "notes"])
+    table = _audit([("a", "1", "2", "X", "module name", 10, "top", 0, "behaviour", 10, "r")])
+    audit.check_audit(table, groups)
+    with pytest.raises(NotesError, match="now holds 9 note-steps"):
+        audit.check_audit(table, groups.assign(note_steps=9))
+    with pytest.raises(NotesError, match="no longer precise-only"):
+        audit.check_audit(table, groups.assign(dependency="Y"))
+
+
+@pytest.fixture(scope="module")
+def current_groups():
+    return audit.replayed_groups(audit.PROJECTS, data_path("code_history"))
+
+
+def test_the_committed_audit_still_describes_the_replay(current_groups):
+    committed = audit.read_audit(AUDIT_FILE)
+    audit.check_audit(committed, current_groups)
+    chosen = audit.audit_sample(current_groups, audit.DESIGN.top, audit.DESIGN.draws, audit.DESIGN.seed)
+    keys = [*audit.GROUP_KEYS, "note_steps", "stratum", "draws"]
+    pd.testing.assert_frame_equal(committed[keys].reset_index(drop=True), chosen[keys].reset_index(drop=True),
+                                  check_dtype=False)
+
+
+def test_the_command_prints_the_listing(capsys):
+    assert audit.main(["--data", str(data_path("code_history")), "--projects", "rpds-py"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == ",".join([*audit.GROUP_KEYS, "note_steps", "notes"])
+    assert len(out) > 1
+    assert audit.main(["--data", str(data_path("code_history")), "--projects", "nope"]) == 2
+    assert "no release table" in capsys.readouterr().err
