@@ -24,6 +24,7 @@ import pandas as pd
 
 from cvlib.core.errors import ParameterError
 
+from . import audit as na
 from . import history as nh
 from . import trials as nt
 from .symbols import MIN_IDENTIFIABLE_NODES
@@ -614,3 +615,148 @@ def provenance_table(arms: pd.DataFrame, wrong_share: float, fmt: Any, listing: 
         ("expected stale edits and true notes withheld", "ours", "the product of the rows above"),
     ]
     return pd.DataFrame(rows, columns=["Number", "Whose", "How"])
+
+
+def _audited(r: Replay, audited: pd.DataFrame) -> pd.DataFrame:
+    """The audit's rows for the replayed projects, checked against the replay (a group gone or resized fails here).
+
+    The sample was drawn uniformly from the unaudited note-steps of all
+    projects, so its draws in some projects are a uniform sample of theirs.
+    """
+    mine = audited[audited["project"].isin(r.projects)].reset_index(drop=True)
+    if mine.empty:
+        raise ParameterError(f"the audit covers none of the projects {r.projects}; it covers {sorted(set(audited['project']))}")
+    na.check_audit(mine, na.precise_only_groups(r.replayed, r.versions))
+    return mine
+
+
+def audit_table(r: Replay, audited: pd.DataFrame, rows: int = 10) -> pd.DataFrame:
+    """The largest audited groups of precise-only note-steps, as the page shows them.
+
+    Parameters
+    ----------
+    r
+        The replay (the audit is checked against it).
+    audited
+        :func:`cvlib.notes.audit.read_audit`.
+    rows
+        How many of the top groups to show.
+
+    Returns
+    -------
+    DataFrame
+        Project, step, the first changed dependency and its kind, note-steps, verdict, the reason.
+    """
+    top = _audited(r, audited)
+    top = top[top["stratum"] == "top"].head(rows)
+    return pd.DataFrame({
+        "Project": top["project"].map(_named),
+        "Step": top["from_version"] + " → " + top["to_version"],
+        "First changed dependency": top["dependency"],
+        "Kind": top["kind"],
+        "Note-steps": top["note_steps"].astype(int),
+        "Verdict": top["verdict"],
+        "What changed": top["reason"],
+    }).reset_index(drop=True)
+
+
+def verdicts_table(r: Replay, audited: pd.DataFrame) -> pd.DataFrame:
+    """Verdict counts of the audit: groups and note-steps of the top groups, groups and draws of the sample.
+
+    Parameters
+    ----------
+    r
+        The replay (the audit is checked against it).
+    audited
+        :func:`cvlib.notes.audit.read_audit`.
+
+    Returns
+    -------
+    DataFrame
+        One row per verdict (and a total): ``Top groups``, ``Their note-steps``,
+        ``Shown to be behaviour`` (mixed groups count their behaviour note-steps),
+        ``Sampled groups``, ``Drawn note-steps``.
+    """
+    a = _audited(r, audited)
+    top, sample = a[a["stratum"] == "top"], a[a["stratum"] == "sample"]
+    rows = []
+    for verdict in (*na.VERDICTS, "all"):
+        t = top if verdict == "all" else top[top["verdict"] == verdict]
+        s = sample if verdict == "all" else sample[sample["verdict"] == verdict]
+        rows.append({"Verdict": verdict, "Top groups": len(t), "Their note-steps": int(t["note_steps"].sum()),
+                     "Shown to be behaviour": int(t["behaviour_steps"].sum()), "Sampled groups": len(s),
+                     "Drawn note-steps": int(s["draws"].sum())})
+    return pd.DataFrame(rows)
+
+
+def audit_numbers(r: Replay, audited: pd.DataFrame, target: float = 1.5, confidence: float = 0.95) -> Numbers:
+    """The numbers the section on the audit glues: its size, its verdicts, the bound and what it means for ``target``.
+
+    Parameters
+    ----------
+    r
+        The replay (the audit is checked against it).
+    audited
+        :func:`cvlib.notes.audit.read_audit`.
+    target
+        The load ratio aimed for.
+    confidence
+        Of the Wilson intervals.
+
+    Returns
+    -------
+    dict
+        ``key -> (value, kind)``.
+    """
+    a = _audited(r, audited)
+    t = totals(r)
+    symbol, precise = int(t.loc["all", "withheld_symbol"]), int(t.loc["all", "withheld_dependency"])
+    b = na.audit_bound(a, symbol, precise, confidence)
+    allowed = int(target * symbol)  # the most note-steps a gate may withhold at the target
+    groups = na.precise_only_groups(r.replayed, r.versions)
+    out: Numbers = {
+        "N_audit_precise_only": (b.precise_only, "count"),
+        "N_audit_groups": (len(groups), "count"),
+        "N_audit_top_groups": (int((a["stratum"] == "top").sum()), "count"),
+        "N_audit_top_steps": (b.audited, "count"),
+        "N_audit_behaviour": (b.behaviour, "count"),
+        "N_audit_spelling": (b.spelling, "count"),
+        "N_audit_unsure": (b.unsure, "count"),
+        "N_audit_rest": (b.rest, "count"),
+        "N_audit_rest_groups": (len(groups) - int((a["stratum"] == "top").sum()), "count"),
+        "N_audit_draws": (b.draws, "count"),
+        "N_audit_seed": (na.DESIGN.seed, "count"),
+        "N_audit_sampled_groups": (int((a["stratum"] == "sample").sum()), "count"),
+        "N_audit_drawn_behaviour": (b.drawn_behaviour, "count"),
+        "N_audit_drawn_spelling": (b.drawn_spelling, "count"),
+        "N_audit_drawn_unsure": (b.draws - b.drawn_behaviour - b.drawn_spelling, "count"),
+        "N_audit_spelling_pct": (100 * b.drawn_spelling / b.draws if b.draws else 0.0, "percent"),
+        "N_audit_spelling_low": (100 * b.spelling_low, "percent"),
+        "N_audit_spelling_high": (100 * b.spelling_high, "percent"),
+        "N_audit_confidence": (100 * confidence, "percent"),
+        "N_audit_symbol": (symbol, "count"),
+        "N_audit_precise": (precise, "count"),
+        "N_audit_allowed": (allowed, "count"),
+        "N_audit_needed": (precise - allowed, "count"),
+        "N_bound": (round(b.bound), "count"),
+        "N_bound_low": (round(b.bound_low), "count"),
+        "N_bound_high": (round(b.bound_high), "count"),
+        "N_bound_ratio": (b.ratio(b.bound), "ratio"),
+        "N_bound_ratio_low": (b.ratio(b.bound_low), "ratio"),
+        "N_bound_ratio_high": (b.ratio(b.bound_high), "ratio"),
+        "N_releasable": (round(b.releasable), "count"),
+        "N_releasable_low": (round(b.releasable_low), "count"),
+        "N_releasable_high": (round(b.releasable_high), "count"),
+        "N_best": (round(b.best), "count"),
+        "N_best_ratio": (b.ratio(b.best), "ratio"),
+        "N_best_ratio_low": (b.ratio(b.best_low), "ratio"),
+        "N_best_ratio_high": (b.ratio(b.best_high), "ratio"),
+    }
+    if b.ratio(b.best_high) <= target:
+        verdict = "reachable by a sound gate"
+    elif b.ratio(b.bound_low) > target:
+        verdict = "out of reach of any sound gate"
+    else:
+        verdict = "not ruled out, but only if nearly every spelling change is released"
+    out["N_audit_reachable"] = (verdict, "text")
+    return out

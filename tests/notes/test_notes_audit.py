@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from cvlib.notes import audit
+from cvlib.notes import audit, views
 from cvlib.notes.errors import NotesError
 from cvlib.notes.gate import ordered_changes
 from cvlib.repository import data_path
@@ -139,8 +139,37 @@ def test_check_audit_names_a_group_that_moved():
 
 
 @pytest.fixture(scope="module")
-def current_groups():
-    return audit.replayed_groups(audit.PROJECTS, data_path("code_history"))
+def history():
+    return views.replay_projects(list(audit.PROJECTS), data_path("code_history"))
+
+
+@pytest.fixture(scope="module")
+def current_groups(history):
+    return audit.precise_only_groups(history.replayed, history.versions)
+
+
+def test_the_command_lists_what_the_chapter_lists(current_groups):
+    pd.testing.assert_frame_equal(audit.replayed_groups(["rpds-py"], data_path("code_history")),
+                                  current_groups[current_groups["project"] == "rpds-py"].reset_index(drop=True))
+
+
+def test_the_chapter_numbers_are_the_bound_of_the_committed_audit(history):
+    committed = audit.read_audit(AUDIT_FILE)
+    numbers = views.audit_numbers(history, committed)
+    t = views.totals(history)
+    b = audit.audit_bound(committed, int(t.loc["all", "withheld_symbol"]), int(t.loc["all", "withheld_dependency"]))
+    assert numbers["N_audit_precise_only"] == (b.precise_only, "count")
+    assert numbers["N_bound_ratio"] == (pytest.approx(b.bound / b.symbol), "ratio")
+    assert numbers["N_audit_needed"][0] == b.precise - int(1.5 * b.symbol)
+    assert numbers["N_bound_low"][0] <= numbers["N_bound"][0] <= numbers["N_bound_high"][0] <= numbers["N_best"][0]
+    verdicts = views.verdicts_table(history, committed).set_index("Verdict")
+    assert verdicts.loc["all", "Their note-steps"] == b.audited
+    assert verdicts.loc["all", "Drawn note-steps"] == b.draws == audit.DESIGN.draws
+    assert verdicts.loc["behaviour", "Their note-steps"] + verdicts.loc["unsure", "Shown to be behaviour"] == b.behaviour
+    top = views.audit_table(history, committed, rows=5)
+    assert list(top["Note-steps"]) == sorted(top["Note-steps"], reverse=True) and len(top) == 5
+    with pytest.raises(NotesError, match="no longer precise-only"):
+        views.audit_numbers(history, committed.assign(dependency="nothing"))
 
 
 def test_the_committed_audit_still_describes_the_replay(current_groups):
@@ -159,3 +188,12 @@ def test_the_command_prints_the_listing(capsys):
     assert len(out) > 1
     assert audit.main(["--data", str(data_path("code_history")), "--projects", "nope"]) == 2
     assert "no release table" in capsys.readouterr().err
+
+
+def test_the_audit_of_one_project_is_its_share_of_the_sample():
+    flask = views.replay_projects(["flask"], data_path("code_history"))
+    committed = audit.read_audit(AUDIT_FILE)
+    numbers = views.audit_numbers(flask, committed)
+    mine = committed[committed["project"] == "flask"]
+    assert numbers["N_audit_top_steps"][0] == mine.loc[mine["stratum"] == "top", "note_steps"].sum()
+    assert numbers["N_audit_draws"][0] == mine["draws"].sum()
