@@ -28,6 +28,7 @@ Run ``python -m cvlib.notes.audit`` for the listing (``--help`` for options).
 from __future__ import annotations
 
 import argparse
+import hashlib
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -54,13 +55,13 @@ STRATA: tuple[str, ...] = ("top", "sample")
 class AuditDesign:
     """How the groups of an audit table were chosen (:func:`audit_sample`'s arguments)."""
 
-    top: int
+    min_steps: int
     draws: int
     seed: int
 
 
-#: The design of ``data/code_history/precise_only_audit.csv`` (the 30 largest groups, then 60 note-steps drawn with seed 23).
-DESIGN = AuditDesign(top=30, draws=60, seed=23)
+#: The design of ``data/code_history/precise_only_audit.csv`` (every group of 8 or more note-steps, then 60 note-steps drawn with seed 23).
+DESIGN = AuditDesign(min_steps=8, draws=60, seed=23)
 
 #: Columns of the audit table.
 AUDIT_COLUMNS: tuple[str, ...] = (*GROUP_KEYS, "note_steps", "stratum", "draws", "verdict", "behaviour_steps", "reason")
@@ -133,42 +134,53 @@ def precise_only_groups(replayed: pd.DataFrame, versions: dict[str, list[str]]) 
     return out.drop(columns="_order").reset_index(drop=True)
 
 
-def audit_sample(groups: pd.DataFrame, top: int, draws: int, seed: int) -> pd.DataFrame:
-    """The groups to audit: the ``top`` largest, then the groups of ``draws`` note-steps drawn at random from the rest.
+def _draw_key(seed: int, project: str, start: str, stop: str, note: str) -> str:
+    """A note-step's place in the seeded draw: a hash of the seed and what names the note-step, nothing else."""
+    return hashlib.sha256("\0".join((str(seed), project, start, stop, note)).encode()).hexdigest()
 
-    The draw is of note-steps, uniformly without replacement (the first
-    ``draws`` of a seeded permutation, so drawing more keeps the earlier
-    ones), so the share of drawn note-steps with a verdict estimates that
-    share among all the unaudited note-steps, each weighing the same.
+
+def audit_sample(groups: pd.DataFrame, min_steps: int, draws: int, seed: int) -> pd.DataFrame:
+    """The groups to audit: every group of at least ``min_steps`` note-steps, then those of ``draws`` note-steps drawn from the rest.
+
+    The draw is of note-steps, uniformly without replacement: each note-step
+    gets a key, the SHA-256 of the seed and its project, release step and
+    symbol, and the ``draws`` smallest keys are drawn. A note-step's key does
+    not depend on the others, so when a rule change removes some note-steps,
+    the rest of the sample stays drawn (one more takes each removed draw's
+    place), and drawing more keeps the earlier ones. The share of drawn
+    note-steps with a verdict estimates that share among all the unaudited
+    note-steps, each weighing the same.
 
     Parameters
     ----------
     groups
-        :func:`precise_only_groups` (in its order).
-    top
-        How many of the largest groups are audited whole.
+        :func:`precise_only_groups`.
+    min_steps
+        Groups of at least this many note-steps are audited whole.
     draws
         How many note-steps to draw from the other groups.
     seed
-        Seed of :func:`numpy.random.default_rng`.
+        Part of every key.
 
     Returns
     -------
     DataFrame
-        The chosen rows of ``groups``, with ``stratum`` (:data:`STRATA`) and
-        ``draws`` (how many drawn note-steps fall in the group; 0 for the top ones).
+        The chosen rows of ``groups`` (the whole ones first, in ``groups``'
+        order), with ``stratum`` (:data:`STRATA`) and ``draws`` (how many
+        drawn note-steps fall in the group; 0 for the whole ones).
     """
-    for name, value in (("top", top), ("draws", draws), ("seed", seed)):
+    for name, value in (("min_steps", min_steps), ("draws", draws), ("seed", seed)):
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
             raise NotesError(f"{name} must be a whole number >= 0, got {value!r}")
-    rest = groups.iloc[top:]
+    whole = groups["note_steps"] >= min_steps
+    rest = groups[~whole].reset_index(drop=True)
     total = int(rest["note_steps"].sum())
     if draws > total:
-        raise NotesError(f"draws must be at most the {total} note-steps outside the top {top} groups, got {draws}")
-    owner = np.repeat(np.arange(len(rest)), rest["note_steps"].to_numpy())
-    picked = np.random.default_rng(seed).permutation(total)[:draws]  # a prefix: more draws keep the earlier ones
-    counts = np.bincount(owner[picked], minlength=len(rest)) if len(rest) else np.array([], dtype=int)
-    head = groups.iloc[:top].assign(stratum="top", draws=0)
+        raise NotesError(f"draws must be at most the {total} note-steps in groups of fewer than {min_steps}, got {draws}")
+    keys = sorted((_draw_key(seed, r.project, r.from_version, r.to_version, note), i)
+                  for i, r in enumerate(rest.itertuples(index=False)) for note in str(r.notes).split("; "))
+    counts = np.bincount([i for _, i in keys[:draws]], minlength=len(rest)).astype(int)
+    head = groups[whole].assign(stratum="top", draws=0)
     drawn = rest.assign(stratum="sample", draws=counts)[counts > 0]
     return pd.concat([head, drawn], ignore_index=True)
 
@@ -378,7 +390,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     Parameters
     ----------
     argv
-        Command-line arguments (``--data``, ``--projects``, ``--top``, ``--draws``, ``--seed``).
+        Command-line arguments (``--data``, ``--projects``, ``--min-steps``, ``--draws``, ``--seed``, ``--design``).
 
     Returns
     -------
@@ -389,14 +401,18 @@ def main(argv: Sequence[str] | None = None) -> int:
                                      description="Print the precise-only groups of the release tables as CSV.")
     parser.add_argument("--data", default="data/code_history", help="folder of the release tables")
     parser.add_argument("--projects", nargs="+", default=list(PROJECTS))
-    parser.add_argument("--top", type=int, default=None, help="print only the groups to audit: the TOP largest ...")
+    parser.add_argument("--min-steps", type=int, default=None,
+                        help="print only the groups to audit: those of at least MIN_STEPS note-steps ...")
     parser.add_argument("--draws", type=int, default=0, help="... and those of DRAWS note-steps drawn from the rest")
     parser.add_argument("--seed", type=int, default=0, help="seed of the draw")
+    parser.add_argument("--design", action="store_true", help="the committed audit's design: " + str(DESIGN))
     args = parser.parse_args(argv)
     try:
         groups = replayed_groups(args.projects, args.data)
-        if args.top is not None:
-            groups = audit_sample(groups, args.top, args.draws, args.seed)
+        if args.design:
+            groups = audit_sample(groups, DESIGN.min_steps, DESIGN.draws, DESIGN.seed)
+        elif args.min_steps is not None:
+            groups = audit_sample(groups, args.min_steps, args.draws, args.seed)
     except NotesError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2

@@ -157,11 +157,14 @@ def _behaviour_canon(node: object, in_function: bool = False) -> str:
     Foo = 1`` in a function body only assigns; the annotation is not stored
     either): the compiler evaluates the annotation of an annotated assignment
     only at module or class level. The assignment, its target and its value
-    stay, and so does a bare ``x: Foo``, which still makes ``x`` local. A
+    stay, read as the plain assignment ``x = 1`` it compiles to, and so does
+    a bare ``x: Foo``, which still makes ``x`` local. A
     class body inside a function is class level again, so its annotations
     count. Parameter and return annotations always count (they are evaluated
     or stored when the function is defined, and read by ``typing.get_type_hints``).
     """
+    if in_function and isinstance(node, ast.AnnAssign) and node.value is not None:
+        return _behaviour_canon(ast.Assign(targets=[node.target], value=node.value), in_function)
     if isinstance(node, ast.AST):
         parts = []
         for name in node._fields:

@@ -726,6 +726,7 @@ def audit_numbers(r: Replay, audited: pd.DataFrame, target: float = 1.5, confide
         "N_audit_rest_groups": (len(groups) - int((a["stratum"] == "top").sum()), "count"),
         "N_audit_draws": (b.draws, "count"),
         "N_audit_seed": (na.DESIGN.seed, "count"),
+        "N_audit_min_steps": (na.DESIGN.min_steps, "count"),
         "N_audit_sampled_groups": (int((a["stratum"] == "sample").sum()), "count"),
         "N_audit_drawn_behaviour": (b.drawn_behaviour, "count"),
         "N_audit_drawn_spelling": (b.drawn_spelling, "count"),

@@ -55,21 +55,40 @@ def test_groups_need_projects_and_their_versions():
         audit.precise_only_groups(rows.drop(columns="project"), VERSIONS)
 
 
+def _groups(sizes):
+    return pd.DataFrame([{"project": "p", "from_version": "1", "to_version": "2", "dependency": f"d{i}", "kind": "module name",
+                          "note_steps": n, "notes": "; ".join(f"m.py::f{i}_{j}" for j in range(n))}
+                         for i, n in enumerate(sizes)])
+
+
 def test_the_sample_is_seeded_and_more_draws_keep_the_earlier_ones():
-    groups = pd.DataFrame({"project": list("abcdef"), "note_steps": [9, 5, 4, 3, 2, 1]})
-    few = audit.audit_sample(groups, top=2, draws=3, seed=7)
-    more = audit.audit_sample(groups, top=2, draws=6, seed=7)
+    groups = _groups([9, 5, 4, 3, 2, 1])
+    few = audit.audit_sample(groups, min_steps=5, draws=3, seed=7)
+    more = audit.audit_sample(groups, min_steps=5, draws=6, seed=7)
     assert list(few["stratum"][:2]) == ["top", "top"] and list(few["draws"][:2]) == [0, 0]
     assert few["draws"].sum() == 3 and more["draws"].sum() == 6
-    drawn = dict(zip(few["project"], few["draws"]))
-    for project, n in zip(more["project"], more["draws"]):
-        assert n >= drawn.get(project, 0)
+    drawn = dict(zip(few["dependency"], few["draws"]))
+    for dependency, n in zip(more["dependency"], more["draws"]):
+        assert n >= drawn.get(dependency, 0)
     assert (more[more["stratum"] == "sample"]["draws"] <= more[more["stratum"] == "sample"]["note_steps"]).all()
-    pd.testing.assert_frame_equal(few, audit.audit_sample(groups, top=2, draws=3, seed=7))
+    pd.testing.assert_frame_equal(few, audit.audit_sample(groups, min_steps=5, draws=3, seed=7))
     with pytest.raises(NotesError, match="at most the 10 note-steps"):
-        audit.audit_sample(groups, top=2, draws=11, seed=7)
+        audit.audit_sample(groups, min_steps=5, draws=11, seed=7)
     with pytest.raises(NotesError, match="seed must be a whole number"):
-        audit.audit_sample(groups, top=2, draws=1, seed=-1)
+        audit.audit_sample(groups, min_steps=5, draws=1, seed=-1)
+
+
+def test_removing_a_group_leaves_the_other_draws_in_place():
+    groups = _groups([9, 3, 3, 3, 3, 3, 3])
+    before = audit.audit_sample(groups, min_steps=5, draws=4, seed=1)
+    drawn = before[before["stratum"] == "sample"]
+    gone = drawn.iloc[0]["dependency"]
+    after = audit.audit_sample(groups[groups["dependency"] != gone], min_steps=5, draws=4, seed=1)
+    kept = dict(zip(after["dependency"], after["draws"]))
+    for dependency, n in zip(drawn["dependency"], drawn["draws"]):
+        if dependency != gone:
+            assert kept.get(dependency, 0) >= n
+    assert after["draws"].sum() == 4
 
 
 def _audit(rows):
@@ -175,7 +194,7 @@ def test_the_chapter_numbers_are_the_bound_of_the_committed_audit(history):
 def test_the_committed_audit_still_describes_the_replay(current_groups):
     committed = audit.read_audit(AUDIT_FILE)
     audit.check_audit(committed, current_groups)
-    chosen = audit.audit_sample(current_groups, audit.DESIGN.top, audit.DESIGN.draws, audit.DESIGN.seed)
+    chosen = audit.audit_sample(current_groups, audit.DESIGN.min_steps, audit.DESIGN.draws, audit.DESIGN.seed)
     keys = [*audit.GROUP_KEYS, "note_steps", "stratum", "draws"]
     pd.testing.assert_frame_equal(committed[keys].reset_index(drop=True), chosen[keys].reset_index(drop=True),
                                   check_dtype=False)

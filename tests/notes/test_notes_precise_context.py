@@ -6,7 +6,8 @@
   sibling class that shares the base.
 * **Annotations Python never evaluates**: the annotation of an annotated
   assignment in a function body (``x: Foo = 1``, ``self.a: Foo = v``) is
-  neither evaluated nor stored; parameter and return annotations, and
+  neither evaluated nor stored, so the statement is the plain assignment
+  (``x = 1``); parameter and return annotations, and module- and
   class-level ones, still count.
 * **Slices of setting methods**: the statements of a method that set an
   attribute are compared without the method's parameter annotations unless
@@ -288,6 +289,13 @@ CASES = [
      _sub("class Thing:", "class Thing(int):"), D),
     ("a class named only in a local annotation, its header changed", ANNOTATIONS, "user",
      _sub("class Thing:", "class Thing(int):"), F),
+    # ... so an annotated assignment in a function body is the plain assignment
+    ("a local's annotation dropped", ANNOTATIONS, "user", _sub("x: Thing = 1", "x = 1"), F),
+    ("an attribute's annotation in __init__ dropped", ANNOTATIONS, "Holder.read", _sub("self.a: Thing = v", "self.a = v"), F),
+    ("a local's annotation dropped and its value changed", ANNOTATIONS, "user", _sub("x: Thing = 1", "x = 2"), D),
+    ("a class-level annotation in a local class dropped", ANNOTATIONS, "uses_factory", _sub("y: Thing = 1", "y = 1"), D),
+    ("a module-level annotation dropped", "LIMIT: int = 3\n\n\ndef get():\n    return LIMIT\n", "get",
+     _sub("LIMIT: int = 3", "LIMIT = 3"), D),
     # the statements of a method that set an attribute: its signature's annotations steer callers only
     ("a parameter annotation of the setting method changed", SLICES, "Plain.get", _sub("v: int, w", "v: float, w"), F),
     ("a parameter of the setting method renamed", SLICES, "Plain.get",
