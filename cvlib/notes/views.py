@@ -742,22 +742,27 @@ def audit_numbers(r: Replay, audited: pd.DataFrame, target: float = 1.5, confide
         "N_bound": (round(b.bound), "count"),
         "N_bound_low": (round(b.bound_low), "count"),
         "N_bound_high": (round(b.bound_high), "count"),
-        "N_bound_ratio": (b.ratio(b.bound), "ratio"),
-        "N_bound_ratio_low": (b.ratio(b.bound_low), "ratio"),
-        "N_bound_ratio_high": (b.ratio(b.bound_high), "ratio"),
+        "N_bound_ratio": (b.ratio(b.bound), "ratio_fine"),
+        "N_bound_ratio_low": (b.ratio(b.bound_low), "ratio_fine"),
+        "N_bound_ratio_high": (b.ratio(b.bound_high), "ratio_fine"),
         "N_releasable": (round(b.releasable), "count"),
         "N_releasable_low": (round(b.releasable_low), "count"),
         "N_releasable_high": (round(b.releasable_high), "count"),
         "N_best": (round(b.best), "count"),
-        "N_best_ratio": (b.ratio(b.best), "ratio"),
-        "N_best_ratio_low": (b.ratio(b.best_low), "ratio"),
-        "N_best_ratio_high": (b.ratio(b.best_high), "ratio"),
+        "N_best_ratio": (b.ratio(b.best), "ratio_fine"),
+        "N_best_ratio_low": (b.ratio(b.best_low), "ratio_fine"),
+        "N_best_ratio_high": (b.ratio(b.best_high), "ratio_fine"),
     }
     if b.ratio(b.best_high) <= target:
-        verdict = "reachable by a sound gate"
+        verdict = "reachable by a sound gate that shows the spelling changes"
     elif b.ratio(b.bound_low) > target:
         verdict = "out of reach of any sound gate"
+    elif b.ratio(b.best) > target:
+        verdict = "out of reach unless some changes we could not settle prove harmless"
     else:
-        verdict = "not ruled out, but only if nearly every spelling change is released"
+        verdict = "not ruled out, but only if nearly every spelling change is shown"
     out["N_audit_reachable"] = (verdict, "text")
+    needed = precise - allowed
+    out["N_audit_needed_vs"] = ("more than" if needed > b.releasable_high else "fewer than" if needed < b.releasable_low
+                                else "about as many as", "text")
     return out

@@ -75,6 +75,7 @@ QUANTITIES: dict[str, Quantity] = {
     "milliseconds": Quantity(significant=3),
     "mib": Quantity(0, " MiB"),
     "ratio": Quantity(1, "×"),  # a speed-up or another ratio of two quantities
+    "ratio_fine": Quantity(2, "×"),  # a ratio whose second decimal matters (a bound next to a target)
     "exponent": Quantity(2),  # a fitted growth exponent
     "difference": Quantity(0, signed=True),
 }

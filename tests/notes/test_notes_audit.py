@@ -178,7 +178,7 @@ def test_the_chapter_numbers_are_the_bound_of_the_committed_audit(history):
     t = views.totals(history)
     b = audit.audit_bound(committed, int(t.loc["all", "withheld_symbol"]), int(t.loc["all", "withheld_dependency"]))
     assert numbers["N_audit_precise_only"] == (b.precise_only, "count")
-    assert numbers["N_bound_ratio"] == (pytest.approx(b.bound / b.symbol), "ratio")
+    assert numbers["N_bound_ratio"] == (pytest.approx(b.bound / b.symbol), "ratio_fine")
     assert numbers["N_audit_needed"][0] == b.precise - int(1.5 * b.symbol)
     assert numbers["N_bound_low"][0] <= numbers["N_bound"][0] <= numbers["N_bound_high"][0] <= numbers["N_best"][0]
     verdicts = views.verdicts_table(history, committed).set_index("Verdict")

@@ -29,6 +29,7 @@ def test_each_quantity_has_fixed_decimals():
         "1.40", "23.0", "0.0320", "0.271", "11.2", "1,234"
     ]
     assert f.fmt(85.04, "ratio") == "85.0×"
+    assert f.fmt(1.5073, "ratio_fine") == "1.51×"  # a bound beside a target of 1.5×
 
 
 def test_zero_is_never_negative_and_minus_is_a_minus_sign():
