@@ -64,7 +64,8 @@ class AuditDesign:
 DESIGN = AuditDesign(min_steps=8, draws=60, seed=23)
 
 #: Columns of the audit table.
-AUDIT_COLUMNS: tuple[str, ...] = (*GROUP_KEYS, "note_steps", "stratum", "draws", "verdict", "behaviour_steps", "reason")
+AUDIT_COLUMNS: tuple[str, ...] = (*GROUP_KEYS, "note_steps", "stratum", "draws", "verdict", "behaviour_steps", "spelling_steps",
+                                  "reason")
 
 
 def precise_only(replayed: pd.DataFrame, versions: dict[str, list[str]]) -> pd.DataFrame:
@@ -201,11 +202,13 @@ def read_audit(path: str | Path) -> pd.DataFrame:
     ------
     NotesError
         If the file is missing, lacks a column, or holds an unknown verdict or
-        stratum, a count that is not a whole number, a ``behaviour_steps``
-        that does not fit the verdict (all of the group's note-steps for
-        ``behaviour``, none for ``spelling``, fewer than all for ``unsure``:
-        a group whose note-steps differ is ``unsure`` and counts those shown
-        to be behaviour), a group twice, or a row without a reason.
+        stratum, a count that is not a whole number, ``behaviour_steps`` and
+        ``spelling_steps`` that do not fit the verdict (all of the group's
+        note-steps behaviour for ``behaviour``, all spelling for
+        ``spelling``; for ``unsure``, not all of either and at most all
+        together: a group whose note-steps differ is ``unsure`` and counts
+        those shown to be behaviour and those shown to be spelling), a group
+        twice, or a row without a reason.
     """
     path = Path(path)
     if not path.is_file():
@@ -218,19 +221,21 @@ def read_audit(path: str | Path) -> pd.DataFrame:
         bad = sorted(set(frame[column]) - set(allowed))
         if bad:
             raise NotesError(f"audit table {str(path)!r}: {column} must be one of {', '.join(allowed)}, got {bad}")
-    for column in ("note_steps", "draws", "behaviour_steps"):
+    for column in ("note_steps", "draws", "behaviour_steps", "spelling_steps"):
         bad = sorted(v for v in set(frame[column]) if not v.isdigit())
         if bad:
             raise NotesError(f"audit table {str(path)!r}: {column} must be a whole number, got {bad}")
         frame[column] = frame[column].astype(int)
-    steps, verdict = frame["behaviour_steps"], frame["verdict"]
-    wrong = frame[((verdict == "behaviour") & (steps != frame["note_steps"])) | ((verdict == "spelling") & (steps != 0))
-                  | ((verdict == "unsure") & (steps >= frame["note_steps"])) | (frame["draws"] > frame["note_steps"])]
+    b, sp, n, verdict = frame["behaviour_steps"], frame["spelling_steps"], frame["note_steps"], frame["verdict"]
+    fits = (((verdict == "behaviour") & (b == n) & (sp == 0)) | ((verdict == "spelling") & (sp == n) & (b == 0))
+            | ((verdict == "unsure") & (b < n) & (sp < n) & (b + sp <= n)))
+    wrong = frame[~fits | (frame["draws"] > n)]
     if not wrong.empty:
         row = wrong.iloc[0]
         raise NotesError(f"audit table {str(path)!r}: the group {row[list(GROUP_KEYS)].tolist()} has verdict {row['verdict']!r} "
-                         f"with behaviour_steps={row['behaviour_steps']} and draws={row['draws']} of {row['note_steps']} note-steps; "
-                         "expected all of them for 'behaviour', 0 for 'spelling', fewer for 'unsure', draws at most note_steps")
+                         f"with behaviour_steps={row['behaviour_steps']}, spelling_steps={row['spelling_steps']} and "
+                         f"draws={row['draws']} of {row['note_steps']} note-steps; expected all behaviour for 'behaviour', "
+                         "all spelling for 'spelling', not all of either for 'unsure', draws at most note_steps")
     twice = frame[frame.duplicated(list(GROUP_KEYS), keep=False)]
     if not twice.empty:
         raise NotesError(f"audit table {str(path)!r} lists a group twice: {twice.iloc[0][list(GROUP_KEYS)].tolist()}")
@@ -271,8 +276,8 @@ class AuditBound:
 
     ``symbol`` and ``precise`` are the two gates' loads (note-steps withheld);
     ``audited`` the note-steps of the top groups, of which ``behaviour``,
-    ``spelling`` and ``unsure`` (``behaviour`` counts the note-steps of
-    mixed groups shown to be behaviour too); ``rest`` the other precise-only
+    ``spelling`` and ``unsure`` (``behaviour`` and ``spelling`` count the
+    note-steps of mixed groups shown to be so too); ``rest`` the other precise-only
     note-steps, of which ``draws`` were drawn and ``drawn_behaviour``,
     ``drawn_spelling`` fell in groups judged so. ``bound`` (with ``bound_low``, ``bound_high``) = symbol +
     behaviour + rest x (share of behaviour among the drawn, Wilson interval);
@@ -357,8 +362,7 @@ def audit_bound(audit: pd.DataFrame, symbol: int, precise: int, confidence: floa
     top = audit[audit["stratum"] == "top"]
     sample = audit[audit["stratum"] == "sample"]
     audited = int(top["note_steps"].sum())
-    counts = {"behaviour": int(top["behaviour_steps"].sum()),
-              "spelling": int(top.loc[top["verdict"] == "spelling", "note_steps"].sum())}
+    counts = {"behaviour": int(top["behaviour_steps"].sum()), "spelling": int(top["spelling_steps"].sum())}
     counts["unsure"] = audited - counts["behaviour"] - counts["spelling"]
     rest = precise - symbol - audited
     if rest < 0:

@@ -674,7 +674,8 @@ def verdicts_table(r: Replay, audited: pd.DataFrame) -> pd.DataFrame:
     -------
     DataFrame
         One row per verdict (and a total): ``Top groups``, ``Their note-steps``,
-        ``Shown to be behaviour`` (mixed groups count their behaviour note-steps),
+        ``Shown to be behaviour`` and ``Shown to be spelling`` (mixed groups
+        count their note-steps of each),
         ``Sampled groups``, ``Drawn note-steps``.
     """
     a = _audited(r, audited)
@@ -684,7 +685,8 @@ def verdicts_table(r: Replay, audited: pd.DataFrame) -> pd.DataFrame:
         t = top if verdict == "all" else top[top["verdict"] == verdict]
         s = sample if verdict == "all" else sample[sample["verdict"] == verdict]
         rows.append({"Verdict": verdict, "Top groups": len(t), "Their note-steps": int(t["note_steps"].sum()),
-                     "Shown to be behaviour": int(t["behaviour_steps"].sum()), "Sampled groups": len(s),
+                     "Shown to be behaviour": int(t["behaviour_steps"].sum()),
+                     "Shown to be spelling": int(t["spelling_steps"].sum()), "Sampled groups": len(s),
                      "Drawn note-steps": int(s["draws"].sum())})
     return pd.DataFrame(rows)
 

@@ -97,27 +97,27 @@ def _audit(rows):
 
 def test_the_bound_on_a_tiny_audit():
     table = _audit([
-        ("a", "1", "2", "X", "module name", 10, "top", 0, "behaviour", 10, "r"),
-        ("a", "1", "2", "Y", "module name", 6, "top", 0, "spelling", 0, "r"),
-        ("a", "2", "3", "Z", "module name", 4, "top", 0, "unsure", 1, "r"),
-        ("b", "1", "2", "P", "class member", 5, "sample", 3, "behaviour", 5, "r"),
-        ("b", "1", "2", "Q", "class member", 5, "sample", 1, "spelling", 0, "r"),
+        ("a", "1", "2", "X", "module name", 10, "top", 0, "behaviour", 10, 0, "r"),
+        ("a", "1", "2", "Y", "module name", 6, "top", 0, "spelling", 0, 6, "r"),
+        ("a", "2", "3", "Z", "module name", 4, "top", 0, "unsure", 1, 2, "r"),  # mixed: 1 behaviour, 2 spelling, 1 unsure
+        ("b", "1", "2", "P", "class member", 5, "sample", 3, "behaviour", 5, 0, "r"),
+        ("b", "1", "2", "Q", "class member", 5, "sample", 1, "spelling", 0, 5, "r"),
     ])
     # symbol-only 100, precise 160: 60 precise-only, 20 of them in the top groups, a rest of 40 with 4 draws
     b = audit.audit_bound(table, symbol=100, precise=160)
-    assert (b.audited, b.behaviour, b.spelling, b.unsure, b.rest, b.draws) == (20, 11, 6, 3, 40, 4)
+    assert (b.audited, b.behaviour, b.spelling, b.unsure, b.rest, b.draws) == (20, 11, 8, 1, 40, 4)
     assert (b.drawn_behaviour, b.drawn_spelling) == (3, 1)
     assert b.bound == pytest.approx(100 + 11 + 40 * 3 / 4)
     assert b.bound_low < b.bound < b.bound_high <= 100 + 11 + 40
-    assert b.releasable == pytest.approx(6 + 40 * 1 / 4)
-    assert b.best == pytest.approx(160 - 16)
+    assert b.releasable == pytest.approx(8 + 40 * 1 / 4)
+    assert b.best == pytest.approx(160 - 18)
     assert b.best_low < b.best < b.best_high
     assert b.ratio(b.bound) == pytest.approx(b.bound / 100)
     assert b.precise_only == 60
 
 
 def test_the_bound_rejects_loads_that_do_not_fit_the_audit():
-    table = _audit([("a", "1", "2", "X", "module name", 10, "top", 0, "behaviour", 10, "r")])
+    table = _audit([("a", "1", "2", "X", "module name", 10, "top", 0, "behaviour", 10, 0, "r")])
     with pytest.raises(NotesError, match="more than the 5 precise-only"):
         audit.audit_bound(table, symbol=100, precise=105)
     with pytest.raises(NotesError, match="none was drawn"):
@@ -127,11 +127,11 @@ def test_the_bound_rejects_loads_that_do_not_fit_the_audit():
 
 
 def test_reading_an_audit_checks_verdicts_and_counts(tmp_path):
-    good = _audit([("a", "1", "2", "X", "module name", 10, "top", 0, "behaviour", 10, "a reason")])
+    good = _audit([("a", "1", "2", "X", "module name", 10, "top", 0, "behaviour", 10, 0, "a reason")])
     path = tmp_path / "audit.csv"
     good.to_csv(path, index=False)
     assert audit.read_audit(path)["note_steps"].tolist() == [10]
-    for column, value, message in (("verdict", "maybe", "verdict must be one of"), ("behaviour_steps", 3, "does not fit|has verdict"),
+    for column, value, message in (("verdict", "maybe", "verdict must be one of"), ("behaviour_steps", 3, "has verdict"), ("spelling_steps", 2, "has verdict"),
                                    ("note_steps", "ten", "whole number"), ("reason", " ", "has no reason"),
                                    ("stratum", "other", "stratum must be one of")):
         bad = good.copy()
@@ -149,7 +149,7 @@ def test_reading_an_audit_checks_verdicts_and_counts(tmp_path):
 def test_check_audit_names_a_group_that_moved():
     groups = pd.DataFrame([("a", "1", "2", "X", "module name", 10, "m.py::f")],
                           columns=[*audit.GROUP_KEYS, "note_steps", "notes"])
-    table = _audit([("a", "1", "2", "X", "module name", 10, "top", 0, "behaviour", 10, "r")])
+    table = _audit([("a", "1", "2", "X", "module name", 10, "top", 0, "behaviour", 10, 0, "r")])
     audit.check_audit(table, groups)
     with pytest.raises(NotesError, match="now holds 9 note-steps"):
         audit.check_audit(table, groups.assign(note_steps=9))
