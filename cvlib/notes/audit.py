@@ -60,8 +60,8 @@ class AuditDesign:
     seed: int
 
 
-#: The design of ``data/code_history/precise_only_audit.csv`` (every group of 8 or more note-steps, then 60 note-steps drawn with seed 23).
-DESIGN = AuditDesign(min_steps=8, draws=60, seed=23)
+#: The design of ``data/code_history/precise_only_audit.csv`` (every group of 8 or more note-steps, then 120 note-steps drawn with seed 23).
+DESIGN = AuditDesign(min_steps=8, draws=120, seed=23)
 
 #: Columns of the audit table.
 AUDIT_COLUMNS: tuple[str, ...] = (*GROUP_KEYS, "note_steps", "stratum", "draws", "verdict", "behaviour_steps", "spelling_steps",
