@@ -801,12 +801,7 @@ def _layered_masks(
     width_bits = max_width.bit_length()
     f0, f1 = num_facts, num_facts - 1
     g0, g1 = f0.bit_length(), f1.bit_length()
-    # What a layer's draws depend on, by how many candidates (steps of the layer before) it has:
-    # (most predecessors, its bits, one fewer candidate, the bits of both, whether sample pools them).
-    shapes = [
-        (min(max_predecessors, c), min(max_predecessors, c).bit_length(), c - 1, c.bit_length(), (c - 1).bit_length(), c <= 21)
-        for c in range(max_width + 1)
-    ]
+    shapes = _layer_shapes(max_width, max_predecessors)
     for layer in range(num_layers):
         if layer == num_layers - 1:
             width = 1
@@ -934,6 +929,17 @@ def _layered_masks(
         return masks, n - 1, required
     order = _layered_order(successors, waiting, layer_starts, n)
     return [masks[i] for i in order], order.index(n - 1), required
+
+
+@lru_cache(maxsize=64)
+def _layer_shapes(max_width: int, max_predecessors: int) -> list[tuple[int, int, int, int, int, bool]]:
+    """What a layer's draws depend on, by how many candidates (steps of the layer before) it has: (most
+    predecessors, its bits, one fewer candidate, the bits of both, whether ``sample`` pools them); a random
+    plan has one of six widths."""
+    return [
+        (min(max_predecessors, c), min(max_predecessors, c).bit_length(), c - 1, c.bit_length(), (c - 1).bit_length(), c <= 21)
+        for c in range(max_width + 1)
+    ]
 
 
 def _layered_order(successors: list[list[int]], waiting: list[int], layer_starts: list[int], n: int) -> list[int]:
