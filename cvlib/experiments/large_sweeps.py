@@ -374,9 +374,8 @@ def _article_rows(seed: int, start: int, stop: int, family: str, max_steps: int)
         breaks = [(tick, 1 << k) for tick, k, code in events if code != FALSE_ALARM]  # a fact breaks at most once
         # The world's schedule: by tick, ties in the order given (sorted is stable).
         schedule = [(tick, k, code == REPLACE, code != FALSE_ALARM) for tick, k, code in sorted(events, key=by_tick)]
-        bit = 1 << at_risk
         n = len(closures)
-        closure_size = n - [mask & bit for mask in closures].count(0)
+        closure_size = sum(map((1 << at_risk).__and__, closures)) >> at_risk  # the steps whose closure holds the bit
         budget = n + closure_size + 1
         base, aware = article_pair_small(closures, first_action, horizons, schedule, closure_size + 1, budget)
         predicted = predicted_pfw_masks(closures, first_action, breaks)
