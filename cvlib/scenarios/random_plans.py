@@ -812,6 +812,8 @@ def _layered_masks(
             width += 1
         start = len(masks)
         layer_starts.append(start)
+        if layer == 9 and width == 1 and num_layers <= 100:
+            keep = False  # one step in layer 9, two-digit layers: the order stays the index order (see _layered_order)
         if layer == 0:
             # One or two facts (as many as there are), sampled from the pool of F1 … F{num_facts}.
             for _ in range(width):
@@ -953,6 +955,12 @@ def _layered_order(successors: list[list[int]], waiting: list[int], layer_starts
     as the ids do as long as a layer has at most ten steps (:func:`_plan`
     draws at most six). ``successors`` holds those of the steps from layer
     9 on, ``waiting`` the predecessor counts of the steps from layer 10 on.
+    A plan whose layer 9 has a single step needs none of this: once it has
+    run, all of layer 10 is ready and runs in index order before any step
+    of layer 11 (``"R10_"`` sorts before ``"R11_"``), which is then all
+    ready, and so on, so its order is the index order, as long as no layer
+    has three digits (``"R100_"`` sorts before ``"R99_"``, the same break
+    again).
     """
     ranks = _layer_ranks(len(layer_starts))
     shift = n.bit_length()
