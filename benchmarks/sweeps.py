@@ -30,16 +30,6 @@ from .timing import interleaved
 FAMILY_SEED = 2026
 
 
-def chunk_size_for(count: int, workers: int) -> int:
-    """Tasks per chunk: 20 chunks a worker, so that the last chunk's wait (half a chunk a worker on average,
-    2.5 %; one at worst) and the per-chunk cost stay small. Measured in CPU time (2026-12-01, random family,
-    chunks of 1,000 plans): a plan costs 90-100 µs; a chunk about 4 ms to become an Arrow table and 0.1 ms to
-    travel as an Arrow stream, which the sweeping process reads in 0.06 ms; on Dask each task also costs the
-    sweeping process (scheduler and client) about 5 ms, so 40 chunks are 0.2 s of its CPU, against 0.06 s
-    for the processes backend's 40."""
-    return max(1, -(-count // (20 * workers)))
-
-
 def throughput(count: int, repeats: int, workers: int = 2, chunk_size: int | None = None) -> dict[str, Any]:
     """Wall and CPU medians of one family swept on every backend, with the rows checked equal.
 
@@ -48,8 +38,10 @@ def throughput(count: int, repeats: int, workers: int = 2, chunk_size: int | Non
     spends beyond dividing the work, scheduling, transfers and the wait for
     the last chunk together.
     """
-    chunk_size = chunk_size_for(count, workers) if chunk_size is None else chunk_size
-    from cvlib.experiments.large_sweeps import local_client
+    from cvlib.experiments.large_sweeps import auto_chunk_size, local_client
+
+    # What a parallel sweep chooses for itself, given to all three so that they compute the same chunks.
+    chunk_size = auto_chunk_size(count, "processes", workers) if chunk_size is None else chunk_size
 
     spec = cv.RandomFamily(seed=FAMILY_SEED, count=count)
     with local_client(workers) as client:

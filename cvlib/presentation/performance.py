@@ -658,6 +658,8 @@ def glue_values(record: Mapping[str, Any]) -> dict[str, Any]:
         busy, counts = is_busy(record, record["sweeps"]), parallel_counts(record)
         out["perf_sweep_plans"] = t["plans"]
         out["perf_sweep_workers"] = t["workers"]
+        out["perf_sweep_chunks"] = t.get("chunks", "not recorded")
+        out["perf_sweep_chunk_size"] = t.get("chunk_size", "not recorded")
         out.update(_shown(busy, {
             "perf_sweep_serial": t["backends"]["serial"]["wall_median_s"],
             "perf_sweep_first_forkserver": st["forkserver"]["wall_median_s"],

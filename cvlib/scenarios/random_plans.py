@@ -801,12 +801,7 @@ def _layered_masks(
     width_bits = max_width.bit_length()
     f0, f1 = num_facts, num_facts - 1
     g0, g1 = f0.bit_length(), f1.bit_length()
-    # What a layer's draws depend on, by how many candidates (steps of the layer before) it has:
-    # (most predecessors, its bits, one fewer candidate, the bits of both, whether sample pools them).
-    shapes = [
-        (min(max_predecessors, c), min(max_predecessors, c).bit_length(), c - 1, c.bit_length(), (c - 1).bit_length(), c <= 21)
-        for c in range(max_width + 1)
-    ]
+    shapes = _layer_shapes(max_width, max_predecessors)
     for layer in range(num_layers):
         if layer == num_layers - 1:
             width = 1
@@ -817,6 +812,8 @@ def _layered_masks(
             width += 1
         start = len(masks)
         layer_starts.append(start)
+        if layer == 9 and width == 1 and num_layers <= 100:
+            keep = False  # one step in layer 9, two-digit layers: the order stays the index order (see _layered_order)
         if layer == 0:
             # One or two facts (as many as there are), sampled from the pool of F1 … F{num_facts}.
             for _ in range(width):
@@ -936,6 +933,17 @@ def _layered_masks(
     return [masks[i] for i in order], order.index(n - 1), required
 
 
+@lru_cache(maxsize=64)
+def _layer_shapes(max_width: int, max_predecessors: int) -> list[tuple[int, int, int, int, int, bool]]:
+    """What a layer's draws depend on, by how many candidates (steps of the layer before) it has: (most
+    predecessors, its bits, one fewer candidate, the bits of both, whether ``sample`` pools them); a random
+    plan has one of six widths."""
+    return [
+        (min(max_predecessors, c), min(max_predecessors, c).bit_length(), c - 1, c.bit_length(), (c - 1).bit_length(), c <= 21)
+        for c in range(max_width + 1)
+    ]
+
+
 def _layered_order(successors: list[list[int]], waiting: list[int], layer_starts: list[int], n: int) -> list[int]:
     """Kahn's order of a layered plan of more than ten layers, ties broken as ``R{l}_{j}`` sorts as a string.
 
@@ -947,6 +955,12 @@ def _layered_order(successors: list[list[int]], waiting: list[int], layer_starts
     as the ids do as long as a layer has at most ten steps (:func:`_plan`
     draws at most six). ``successors`` holds those of the steps from layer
     9 on, ``waiting`` the predecessor counts of the steps from layer 10 on.
+    A plan whose layer 9 has a single step needs none of this: once it has
+    run, all of layer 10 is ready and runs in index order before any step
+    of layer 11 (``"R10_"`` sorts before ``"R11_"``), which is then all
+    ready, and so on, so its order is the index order, as long as no layer
+    has three digits (``"R100_"`` sorts before ``"R99_"``, the same break
+    again).
     """
     ranks = _layer_ranks(len(layer_starts))
     shift = n.bit_length()
