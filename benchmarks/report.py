@@ -212,11 +212,23 @@ def readme_table(record: Mapping[str, Any]) -> str:
     lines.append(
         f"Measured {m.get('measured_at', '(date not recorded)')} on {m['cores']} cores ({m['cpu']}), "
         f"Python {m['python']}, load average {_loads(record)} at start and end; CPU-time medians of "
-        f"{record['repeats']} interleaved runs (sweeps: wall time); a row measured above a load of "
+        f"{record['repeats']} interleaved runs ({_other_rounds(record)}); a row measured above a load of "
         f"1.5 per core says so instead of giving figures. Original: {source}."
     )
     lines += model_lines(record)
     return "\n".join(lines)
+
+
+def _other_rounds(record: Mapping[str, Any]) -> str:
+    """The rows timed over another number of rounds than the record's, and the sweeps' (on wall time)."""
+    parts = []
+    for row in record.get("cases", []):
+        runs = row.get("fast", {}).get("runs")
+        if runs is not None and runs != record["repeats"]:
+            parts.append(f"{row['case'].replace('_', ' ')} {runs}")
+    sweeps = record.get("sweeps", {}).get("throughput", {}).get("backends", {}).get("serial", {})
+    parts.append(f"sweeps {sweeps['runs']}, on wall time" if "runs" in sweeps else "sweeps: wall time")
+    return "; ".join(parts)
 
 
 def _per_arm(values: Mapping[str, float]) -> str:
