@@ -71,13 +71,19 @@ cannot change behaviour: docstrings, comments and formatting (never in the
 tree), and the annotations of annotated assignments in function bodies,
 which Python neither evaluates nor stores (names read only there are not
 followed either, in a whole method or in the statements of a setting
-method). Parameter and return annotations count. Class-level
+method). Parameter and return annotations count, except where nothing can
+see them (``PythonFile._inert_signature``): in a file with no code that
+reads annotations, for a def whose decorators do not read them and whose
+annotations are never evaluated (the future import) or only look names up
+and subscript typing objects; the names they read are still followed. The
+literal text of an exception raised on the way to setting an attribute is
+not part of that attribute's slice (``_without_message_text``). Class-level
 annotations count, except under ``from __future__ import annotations`` in a
 plain class (``PythonFile._inert_annotations``): there a declaration
 ``x: T`` records that ``x`` is declared and ``x: T = v`` its value, and
 code reading ``__annotations__`` of the class depends on every annotation.
 The statements of a method that set an attribute (its slice) are compared
-without the method's parameter annotations unless the method is decorated:
+without the method's parameter annotations unless a decorator may read them:
 an annotation never changes what the statements do with the arguments they
 get (it is evaluated once, when the method is defined, into
 ``__annotations__``, or never under the future import); code that chooses
@@ -89,7 +95,9 @@ Out of reach: the code of other modules (an import is seen as a binding, not
 as what it imports), anything decided at run time (``getattr``, monkeypatching,
 a subclass elsewhere overriding a method, attributes set from outside the
 class), mutation of a module-level object through another name, data files and
-the environment. The slice of a setter method is flow-insensitive but does not
+the environment, and which Python version runs the code (an annotation such
+as ``X | None``, evaluated without the future import, fails before 3.10;
+the gate compares code, not interpreters). The slice of a setter method is flow-insensitive but does not
 follow exceptions: a statement that does not name the attribute, nor a local
 the assignment reads, and starts raising before the assignment is not seen.
 An object returned by a call (``Cls.make().run()``) is followed only through
@@ -104,7 +112,7 @@ import copy
 import json
 import symtable
 from collections import deque
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, cast
 
@@ -150,7 +158,7 @@ def canon(node: object) -> str:
     return repr(node)
 
 
-def _behaviour_canon(node: object, in_function: bool = False) -> str:
+def _behaviour_canon(node: object, in_function: bool = False, bare: Callable[[ast.AST], bool] | None = None) -> str:
     """:func:`canon` without the annotations of annotated assignments inside function bodies.
 
     Python never evaluates such an annotation (``x: Foo = 1`` or ``self.a:
@@ -161,16 +169,28 @@ def _behaviour_canon(node: object, in_function: bool = False) -> str:
     a bare ``x: Foo``, which still makes ``x`` local. A
     class body inside a function is class level again, so its annotations
     count. Parameter and return annotations always count (they are evaluated
-    or stored when the function is defined, and read by ``typing.get_type_hints``).
+    or stored when the function is defined, and read by ``typing.get_type_hints``),
+    except for a def ``bare`` accepts: its parameter and return annotations
+    are left out (:meth:`PythonFile._inert_signature` says when nothing can
+    see them); for a class ``bare`` accepts, so are the annotations of the
+    annotated assignments of its body (an annotation without a value still
+    records that the name is declared).
     """
     if in_function and isinstance(node, ast.AnnAssign) and node.value is not None:
-        return _behaviour_canon(ast.Assign(targets=[node.target], value=node.value), in_function)
+        return _behaviour_canon(ast.Assign(targets=[node.target], value=node.value), in_function, bare)
     if isinstance(node, ast.AST):
         parts = []
+        unsigned = bare is not None and isinstance(node, _FUNC_TYPES) and bare(node)
         for name in node._fields:
             if name == "annotation" and in_function and isinstance(node, ast.AnnAssign):
                 continue
+            if unsigned and name == "returns":
+                continue
             value = getattr(node, name, None)
+            if unsigned and name == "args":
+                value = _unannotated(cast(ast.arguments, value))
+            if name == "body" and bare is not None and isinstance(node, ast.ClassDef) and bare(node):
+                value = [_declared_only(stmt) if isinstance(stmt, ast.AnnAssign) else stmt for stmt in node.body]
             if name == "body" and isinstance(node, _DOCSTRING_HOLDERS) and value and _is_docstring(value[0]):
                 value = value[1:]
             if value is None or (isinstance(value, list) and not value):
@@ -178,11 +198,16 @@ def _behaviour_canon(node: object, in_function: bool = False) -> str:
             inner = in_function
             if name == "body" and isinstance(node, _DEF_TYPES + (ast.Lambda,)):
                 inner = not isinstance(node, ast.ClassDef)
-            parts.append(f"{name}={_behaviour_canon(value, inner)}")
+            parts.append(f"{name}={_behaviour_canon(value, inner, bare)}")
         return f"{type(node).__name__}({','.join(parts)})"
     if isinstance(node, list):
-        return "[" + ",".join(_behaviour_canon(item, in_function) for item in node) + "]"
+        return "[" + ",".join(_behaviour_canon(item, in_function, bare) for item in node) + "]"
     return repr(node)
+
+
+def _declared_only(stmt: ast.AnnAssign) -> ast.AnnAssign:
+    """A class-level annotated assignment with its annotation left out (the name and value stay)."""
+    return ast.AnnAssign(target=stmt.target, annotation=ast.Constant(value=None), value=stmt.value, simple=stmt.simple)
 
 
 def _unevaluated_annotations(node: ast.AST, in_function: bool = False) -> Iterator[ast.AST]:
@@ -360,6 +385,10 @@ class PythonFile:
         self.scopes: dict[str, _Scope] = {"": self.module}
         self.symbols: list[PySymbol] = []
         self._seen: dict[str, int] = {}
+        self._def_scopes: dict[int, _Scope] = {}  # id of a def statement -> the scope it is bound in
+        self._class_scopes: dict[int, _Scope] = {}  # id of a class statement -> its own scope
+        self._inert_cache: dict[int, bool] = {}
+        self._unread: bool | None = None
         self._walk(self.tree.body, self.module, "", ())
         self._global_rebinds()
         self._tables = self._symtables()
@@ -396,6 +425,7 @@ class PythonFile:
     def _statement(self, stmt: ast.stmt, scope: _Scope, ctx: str, ctx_nodes: tuple[ast.AST, ...]) -> None:
         assignable = scope.kind != "function"
         if isinstance(stmt, _FUNC_TYPES):
+            self._def_scopes[id(stmt)] = scope
             self._bind(scope, stmt.name, "def", stmt, ctx, ctx_nodes)
             self._add_symbol(scope, stmt.name, {"module": "function", "class": "method", "function": "nested"}[scope.kind], stmt)
             child = _Scope("function", scope.prefix() + stmt.name, stmt, scope)
@@ -405,6 +435,7 @@ class PythonFile:
             self._bind(scope, stmt.name, "class", stmt, ctx, ctx_nodes)
             self._add_symbol(scope, stmt.name, "class", stmt)
             child = _Scope("class", scope.prefix() + stmt.name, stmt, scope)
+            self._class_scopes[id(stmt)] = child
             self.scopes.setdefault(child.qualname, child)
             self._walk(stmt.body, child, "", ())
             self._collect_self_attributes(child, stmt)
@@ -487,7 +518,8 @@ class PythonFile:
             if self._rule == "precise" and isinstance(node, ast.ImportFrom) and node.level:
                 self._canon_cache[key] = canon(self._absolute_import(node))
             else:
-                self._canon_cache[key] = _behaviour_canon(node) if self._rule == "precise" else canon(node)
+                self._canon_cache[key] = (_behaviour_canon(node, bare=self._inert_signature) if self._rule == "precise"
+                                          else canon(node))
         return self._canon_cache[key]
 
     def _absolute_import(self, node: ast.ImportFrom) -> ast.ImportFrom:
@@ -951,6 +983,231 @@ class PythonFile:
                     found |= {id(n) for n in ast.walk(root)}
         return found
 
+    # -- signatures whose annotations nothing sees (precise rule) ---------------------------------
+
+    def _annotations_unread(self) -> bool:
+        """Whether no code of this file can read the annotations of a def (precise rule).
+
+        A def's parameter and return annotations end up in its
+        ``__annotations__`` (evaluated when the def runs, or as strings under
+        ``from __future__ import annotations``); only code that reads them
+        can be steered by them: ``typing.get_type_hints``,
+        ``inspect.signature``, ``functools.singledispatch``'s ``register``,
+        ``__annotations__`` itself and the rest of
+        :data:`_ANNOTATION_READERS`. A file that names none of them (as a
+        name, an attribute, an imported name or a string) has no such reader;
+        readers in other modules are out of reach, as every other module's
+        code is.
+        """
+        if self._unread is None:
+            named: set[str] = set()
+            for sub in ast.walk(self.tree):
+                if isinstance(sub, ast.Name):
+                    named.add(sub.id)
+                elif isinstance(sub, ast.Attribute):
+                    named.add(sub.attr)
+                elif isinstance(sub, ast.alias):
+                    named.add(sub.name.rsplit(".", 1)[-1])
+                elif isinstance(sub, ast.Constant) and isinstance(sub.value, str) and sub.value in _ANNOTATION_READERS:
+                    named.add(sub.value)
+            self._unread = not (named & _ANNOTATION_READERS)
+        return self._unread
+
+    def _inert_signature(self, node: ast.AST) -> bool:
+        """Whether the annotations of a def (or of a class body) can change nothing that the file's code does (precise rule).
+
+        A def's parameter and return annotations cannot when no code of the
+        file reads annotations (:meth:`_annotations_unread`), every decorator
+        of the def is one that does not read them either
+        (:meth:`_inert_decorator`: the decorators are the one piece of code
+        that sees the function object as it is defined), and evaluating them
+        has no effect: they are never evaluated (``from __future__ import
+        annotations``), or are made of lookups and typing subscripts only
+        (:meth:`_safely_evaluated`). The def's callers then run the same
+        statements whatever the annotations say. The names an annotation
+        reads are still followed as dependencies, so a name that is no
+        longer bound is seen. Code of another module that introspects the
+        function (a framework that injects arguments by their annotations)
+        is out of reach, like a class's annotations read elsewhere. A class
+        body's annotations cannot when its annotations are inert
+        (:meth:`_inert_annotations`) and no code of the file reads any.
+        """
+        if self._rule != "precise":
+            return False
+        if isinstance(node, ast.ClassDef):
+            scope = self._class_scopes.get(id(node))
+            return scope is not None and self._annotations_unread() and self._inert_annotations(scope)
+        if not isinstance(node, _FUNC_TYPES):
+            return False
+        key = id(node)
+        if key not in self._inert_cache:
+            self._inert_cache[key] = False  # a decorator that decorates itself is not inert
+            scope = self._def_scopes.get(key)
+            self._inert_cache[key] = (scope is not None and self._annotations_unread()
+                                      and (self._future_annotations() or self._safely_evaluated(node, scope))
+                                      and all(self._inert_decorator(d, scope) for d in node.decorator_list))
+        return self._inert_cache[key]
+
+    def _safely_evaluated(self, node: ast.AST, scope: _Scope) -> bool:
+        """Whether evaluating each parameter and return annotation of a def runs no code of the file and has no effect.
+
+        Without ``from __future__ import annotations`` the annotations are
+        evaluated when the def runs. An annotation made of names, attributes,
+        subscripts, constants, tuples, lists and ``|`` only looks names up
+        and builds typing objects, provided that what it subscripts, combines
+        with ``|`` or takes an attribute of is bound by an import or a
+        builtin, or is a plain class of the file with no
+        ``__class_getitem__``: a bare name is only looked up, whatever it is
+        bound to. The names it reads are still followed, so an annotation
+        that would fail to evaluate changes a dependency.
+        """
+        exprs = [a.annotation for a in _all_args(node) if a.annotation is not None]
+        exprs += [node.returns] if node.returns is not None else []  # type: ignore[attr-defined]
+        for expr in exprs:
+            parents = {id(child): sub for sub in ast.walk(expr) for child in ast.iter_child_nodes(sub)}
+            for sub in ast.walk(expr):
+                if isinstance(sub, ast.BinOp) and not isinstance(sub.op, ast.BitOr):
+                    return False
+                if not isinstance(sub, (ast.Name, ast.Attribute, ast.Subscript, ast.Constant, ast.Tuple, ast.List,
+                                        ast.BinOp, ast.BitOr, ast.Load)):
+                    return False
+                if not isinstance(sub, ast.Name):
+                    continue
+                up = parents.get(id(sub))
+                operand = (isinstance(up, (ast.Attribute, ast.BinOp))
+                           or (isinstance(up, ast.Subscript) and up.value is sub))
+                if operand and not self._plain_operand(sub.id, scope):
+                    return False
+        return True
+
+    def _plain_operand(self, name: str, scope: _Scope) -> bool:
+        """A name whose object an annotation may subscript, combine or take attributes of without running the file's code."""
+        where, binding = self._binding_seen(name, scope)
+        if where is None:
+            return True  # a builtin
+        if binding is None:
+            return False
+        if binding.kind == "import":
+            return True
+        target = self._module_class(name) if where is self.module else None
+        return target is not None and self._plain(target) and "__class_getitem__" not in target.bindings
+
+    def _binding_seen(self, name: str, scope: _Scope) -> tuple[_Scope | None, _Binding | None]:
+        """Where a name read in ``scope`` is bound, as Python looks it up, and its one binding there.
+
+        ``(scope, binding)`` for a name bound once, unconditionally;
+        ``(scope, None)`` for a name bound more than once, under a block, or
+        as a parameter; ``(None, None)`` for a builtin (bound nowhere in the
+        file, no star import). A class body is seen only from itself, not
+        from the functions inside it.
+        """
+        if self.module.stars:
+            return self.module, None
+        where: _Scope | None = scope
+        first = True
+        while where is not None:
+            if where.kind != "class" or first:
+                bindings = where.bindings.get(name)
+                if bindings:
+                    return where, (bindings[0] if len(bindings) == 1 and not bindings[0].context else None)
+                if where.kind == "function" and where.node is not None and name in {a.arg for a in _all_args(where.node)}:
+                    return where, None
+            where, first = where.parent, False
+        return None, None
+
+    def _stdlib_name(self, expr: ast.AST, scope: _Scope) -> str | None:
+        """``module.name`` of a standard library object an expression names through an import, or a builtin's.
+
+        A name bound once, by ``from functools import wraps`` (as ``wraps``
+        or an alias), or an attribute of a module bound once by ``import
+        typing as t``; ``builtins.property`` for a builtin the file never
+        binds. Anything else: None.
+        """
+        if isinstance(expr, ast.Name):
+            where, binding = self._binding_seen(expr.id, scope)
+            if where is None:
+                return f"builtins.{expr.id}"
+            if binding is not None and binding.kind == "import":
+                stmt = binding.node
+                if isinstance(stmt, ast.ImportFrom) and not stmt.level and stmt.module:
+                    return f"{stmt.module}.{stmt.names[0].name}"
+            return None
+        if isinstance(expr, ast.Attribute) and isinstance(expr.value, ast.Name):
+            _, binding = self._binding_seen(expr.value.id, scope)
+            if binding is not None and binding.kind == "import" and isinstance(binding.node, ast.Import):
+                alias = binding.node.names[0]
+                if alias.asname or "." not in alias.name:
+                    return f"{alias.name}.{expr.attr}"
+        return None
+
+    def _inert_decorator(self, expr: ast.AST, scope: _Scope) -> bool:
+        """Whether a decorator leaves the annotations of what it decorates unread.
+
+        Inert: ``staticmethod``, ``classmethod``, ``property`` (builtins
+        nothing rebinds), ``name.setter``/``getter``/``deleter`` of a property
+        of the same class, the standard library decorators of
+        :data:`_INERT_STDLIB_DECORATORS` (called or not), and a plain
+        function of the file whose one parameter is used only to call it, to
+        read its name (``__name__``, ``__qualname__``, ``__module__``,
+        ``__doc__``), to be copied onto a wrapper by ``functools.wraps`` or
+        ``update_wrapper``, or to be returned (:meth:`_inert_decorator_function`).
+        """
+        target = expr.func if isinstance(expr, ast.Call) else expr
+        known = self._stdlib_name(target, scope)
+        if known is not None:
+            return known in _INERT_STDLIB_DECORATORS
+        if (isinstance(expr, ast.Attribute) and expr.attr in ("setter", "getter", "deleter")
+                and isinstance(expr.value, ast.Name) and scope.kind == "class"):
+            bindings = scope.bindings.get(expr.value.id, [])
+            return bool(bindings) and all(
+                isinstance(b.node, _FUNC_TYPES) and len(b.node.decorator_list) == 1
+                and self._property_part(b.node.decorator_list[0], expr.value.id, scope) for b in bindings)
+        if isinstance(expr, ast.Name):
+            where, binding = self._binding_seen(expr.id, scope)
+            if where is self.module and binding is not None and isinstance(binding.node, _FUNC_TYPES):
+                return self._inert_decorator_function(binding.node)
+        return False
+
+    def _property_part(self, expr: ast.AST, name: str, scope: _Scope) -> bool:
+        """``@property`` (the builtin) or ``@name.setter``/``getter``/``deleter``: how a property of the class is built."""
+        if isinstance(expr, ast.Attribute):
+            return (expr.attr in ("setter", "getter", "deleter") and isinstance(expr.value, ast.Name)
+                    and expr.value.id == name)
+        return self._stdlib_name(expr, scope) == "builtins.property"
+
+    def _inert_decorator_function(self, func: ast.AST) -> bool:
+        """A decorator of the file that uses the function it is given only in ways that never read its annotations."""
+        assert isinstance(func, _FUNC_TYPES)
+        args = func.args
+        params = args.posonlyargs + args.args
+        if (func.decorator_list or len(params) != 1 or args.vararg or args.kwarg or args.kwonlyargs
+                or not self._annotations_unread()):
+            return False
+        param = params[0].arg
+        parents = self._parents(func)
+        for sub in ast.walk(func):
+            if isinstance(sub, (ast.Global, ast.Nonlocal)) and param in sub.names:
+                return False
+            if isinstance(sub, ast.arg) and sub.arg == param and sub is not params[0]:
+                return False  # a nested def's parameter of the same name hides it
+            if not (isinstance(sub, ast.Name) and sub.id == param):
+                continue
+            if not isinstance(sub.ctx, ast.Load):
+                return False
+            up = parents.get(id(sub))
+            if isinstance(up, ast.Call) and up.func is sub:
+                continue
+            if isinstance(up, ast.Attribute) and up.attr in _NAME_ATTRIBUTES:
+                continue
+            if isinstance(up, ast.Return):
+                continue
+            copier = self._stdlib_name(up.func, self._def_scopes.get(id(func), self.module)) if isinstance(up, ast.Call) else None
+            if (isinstance(up, ast.Call) and not up.keywords and copier in _WRAPPER_COPIERS
+                    and len(up.args) == _WRAPPER_COPIERS[copier] and up.args[-1] is sub):
+                continue
+            return False
+        return True
+
     def _narrow_classes(self, node: ast.AST, names: set[str], dropped: set[str],
                         cls: _Scope | None) -> tuple[set[str], set[tuple[str, str, str]]]:
         """Module-level class names a def reads that can be replaced by what their uses need."""
@@ -1040,12 +1297,12 @@ class PythonFile:
                 break
             wanted |= mentioned
         args = node.args
-        if not node.decorator_list and self._rule == "precise":
+        if self._rule == "precise" and (not node.decorator_list or self._inert_signature(node)):
             args = _unannotated(args)  # annotations steer callers elsewhere, never these statements
         synthetic = ast.FunctionDef(name="", args=args, body=body or [ast.Pass()], decorator_list=node.decorator_list,
                                     returns=None, type_comment=None)
         ast.copy_location(synthetic, node)
-        text = json.dumps(["sets self." + attr, _behaviour_canon(synthetic)])
+        text = json.dumps(["sets self." + attr, _behaviour_canon(synthetic, bare=self._inert_signature)])
         # a name read only in the annotation of an annotated assignment is never evaluated (see _behaviour_canon)
         unevaluated = {id(sub) for stmt in body for root in _unevaluated_annotations(stmt, True) for sub in ast.walk(root)}
         in_body = {sub.id for stmt in body for sub in ast.walk(stmt)
@@ -1560,6 +1817,63 @@ def _mentions_attr(node: ast.AST, first: str, attr: str) -> bool:
                and sub.value.id == first for sub in ast.walk(node))
 
 
+def _without_message_text(stmt: ast.stmt) -> ast.stmt:
+    """An exit of a setting method's slice with the text of its message left out.
+
+    ``raise Error(f"bad {url!r}: try https://")`` keeps its exception, the
+    values it formats and every call (they may act on the locals the slice
+    follows), but not the literal text: a string constant passed to the
+    exception, or the constant parts of an f-string passed to it, never
+    reaches the attribute the slice is about (the method stops there; a
+    ``try`` that could catch it inside the method is kept whole, text and
+    all). An ``assert``'s message is treated the same way.
+    """
+    if isinstance(stmt, ast.Raise) and isinstance(stmt.exc, ast.Call):
+        call = stmt.exc
+        blank = ast.Call(func=call.func, args=[_blank_text(a) for a in call.args],
+                         keywords=[ast.keyword(arg=k.arg, value=_blank_text(k.value)) for k in call.keywords])
+        return ast.Raise(exc=blank, cause=stmt.cause)
+    if isinstance(stmt, ast.Assert) and stmt.msg is not None:
+        return ast.Assert(test=stmt.test, msg=_blank_text(stmt.msg))
+    return stmt
+
+
+def _blank_messages(stmt: ast.stmt) -> ast.stmt:
+    """A statement kept whole in a slice, with :func:`_without_message_text` applied to the exits in its blocks.
+
+    Only through ``if``, ``for``, ``while`` and ``match`` blocks: an exception
+    raised inside a ``try`` or a ``with`` may be caught or seen there (its
+    handler or the context manager's ``__exit__`` gets the exception), so
+    those are left as they are.
+    """
+    if isinstance(stmt, (ast.Raise, ast.Assert)):
+        return _without_message_text(stmt)
+    if isinstance(stmt, (ast.If, ast.For, ast.AsyncFor, ast.While)):
+        block = copy.copy(stmt)
+        block.body = [_blank_messages(s) for s in stmt.body]
+        block.orelse = [_blank_messages(s) for s in stmt.orelse]
+        return block
+    if isinstance(stmt, ast.Match):
+        match = copy.copy(stmt)
+        cases = []
+        for case in stmt.cases:
+            c = copy.copy(case)
+            c.body = [_blank_messages(s) for s in case.body]
+            cases.append(c)
+        match.cases = cases
+        return match
+    return stmt
+
+
+def _blank_text(expr: ast.expr) -> ast.expr:
+    """A string constant as ``""``, an f-string with its literal parts as ``""``; anything else as it is."""
+    if isinstance(expr, ast.Constant) and isinstance(expr.value, str):
+        return ast.Constant(value="")
+    if isinstance(expr, ast.JoinedStr):
+        return ast.JoinedStr(values=[v if isinstance(v, ast.FormattedValue) else ast.Constant(value="") for v in expr.values])
+    return expr
+
+
 def _relevant(stmt: ast.stmt, first: str, attr: str, setters: set[str], wanted: set[str]) -> bool:
     """A simple statement (or a nested def/class) that can decide ``self.attr``."""
     if _mentions_attr(stmt, first, attr):
@@ -1589,7 +1903,7 @@ def _prune(body: list[ast.stmt], first: str, attr: str, setters: set[str], wante
     for stmt in body:
         if isinstance(stmt, _EXITS):
             if isinstance(stmt, ast.Assert) or _relevant(stmt, first, attr, setters, wanted):
-                out.append(stmt)
+                out.append(_without_message_text(stmt))
             else:
                 out.append(type(stmt)())  # the exit counts, not what it returns or raises
             continue
@@ -1598,7 +1912,7 @@ def _prune(body: list[ast.stmt], first: str, attr: str, setters: set[str], wante
                 out.append(stmt)
             continue
         if any(isinstance(sub, ast.Name) and sub.id in wanted for sub in _header_nodes(stmt) for sub in ast.walk(sub)):
-            out.append(stmt)  # its header binds or reads a local the slice needs: kept whole
+            out.append(_blank_messages(stmt))  # its header binds or reads a local the slice needs: kept whole
             continue
         if isinstance(stmt, (ast.Try, ast.TryStar)):
             parts = [stmt.body, stmt.orelse, stmt.finalbody] + [h.body for h in stmt.handlers]
@@ -1628,6 +1942,26 @@ def _prune(body: list[ast.stmt], first: str, attr: str, setters: set[str], wante
             out.append(clone)
     return out
 
+
+#: Names whose use in a file means some of its code may read annotations (:meth:`PythonFile._annotations_unread`).
+_ANNOTATION_READERS: frozenset[str] = frozenset({
+    "__annotations__", "__annotate__", "get_type_hints", "get_annotations", "signature", "Signature", "from_callable",
+    "getfullargspec", "getargspec", "singledispatch", "singledispatchmethod", "__signature__", "__wrapped__",
+})
+
+#: Standard library decorators (and decorator factories) that never read the annotations of what they wrap.
+_INERT_STDLIB_DECORATORS: frozenset[str] = frozenset({
+    "builtins.staticmethod", "builtins.classmethod", "builtins.property",
+    "functools.wraps", "functools.cached_property", "functools.lru_cache", "functools.cache",
+    "abc.abstractmethod", "contextlib.contextmanager", "contextlib.asynccontextmanager",
+    "typing.overload", "typing.final", "typing_extensions.overload", "typing_extensions.final",
+})
+
+#: Functions that copy a function's name, docstring and annotations onto a wrapper without reading them, by their arity.
+_WRAPPER_COPIERS: dict[str, int] = {"functools.wraps": 1, "functools.update_wrapper": 2}
+
+#: What a decorator may read off the function it is given without reading its annotations.
+_NAME_ATTRIBUTES: frozenset[str] = frozenset({"__name__", "__qualname__", "__module__", "__doc__"})
 
 #: Why the precise rule gave way to the wide one for a method (see :meth:`PythonFile.fallback_reason`).
 FALLBACK_REASONS: tuple[str, ...] = (

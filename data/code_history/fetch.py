@@ -6,6 +6,7 @@ never run this, they read the committed tables)::
     python data/code_history/fetch.py                       # all five projects
     python data/code_history/fetch.py --project jiter       # one project (repeatable)
     python data/code_history/fetch.py --check               # rebuild in memory, compare with the committed files
+    python data/code_history/fetch.py --archives ~/cvbook-archives   # keep the archives there, reuse them next time
 
 Python projects: for each pinned release it runs ``pip download --no-deps
 --only-binary :all:`` into a temporary folder and reads the wheel's ``.py``
@@ -16,6 +17,11 @@ uses (``https://pypi.org/simple/``, the JSON form of the simple API, PEP 691),
 its SHA-256 checked against the index's, and its ``.rs`` files under the
 project's source folders read from the tarball in memory (tests, benches and
 build scripts are left out). Nothing is extracted to disk.
+
+With ``--archives DIR`` each archive is kept in ``DIR`` under the file name
+``PROVENANCE.json`` records, and a later run reads it from there instead of
+the network, after checking its SHA-256 against that record (an archive
+that does not match is fetched again); the tables come out the same.
 
 Every symbol is indexed with :func:`cvlib.notes.anchors.analyse`, the same
 code the gate uses, so the hashes in the tables are exactly what
@@ -255,9 +261,35 @@ def provenance_markdown(prov: dict[str, object]) -> str:
     return "\n".join(lines)
 
 
-def build(projects: list[str]) -> tuple[dict[str, bytes], dict[str, object]]:
+def cached_archive(archives: Path | None, recorded: dict[str, object] | None) -> tuple[str, bytes] | None:
+    """The archive of one release from the ``--archives`` folder, if it is there and its SHA-256 is the recorded one."""
+    if archives is None or recorded is None:
+        return None
+    path = archives / str(recorded["archive"])
+    if not path.is_file():
+        return None
+    data = path.read_bytes()
+    if hashlib.sha256(data).hexdigest() != recorded["sha256"]:
+        print(f"{path}: SHA-256 differs from PROVENANCE.json; fetching it again", file=sys.stderr)
+        return None
+    return path.name, data
+
+
+def recorded_releases() -> dict[tuple[str, str], dict[str, object]]:
+    """(project, version) -> the release entry of the committed PROVENANCE.json (empty when there is none)."""
+    path = HERE / "PROVENANCE.json"
+    if not path.exists():
+        return {}
+    projects = json.loads(path.read_text()).get("projects", {})
+    return {(p, str(r["version"])): r for p, info in projects.items() for r in info["releases"]}
+
+
+def build(projects: list[str], archives: Path | None = None) -> tuple[dict[str, bytes], dict[str, object]]:
     import pip
 
+    recorded = recorded_releases()
+    if archives is not None:
+        archives.mkdir(parents=True, exist_ok=True)
     outputs: dict[str, bytes] = {}
     prov: dict[str, object] = {
         "script": "data/code_history/fetch.py",
@@ -273,12 +305,19 @@ def build(projects: list[str]) -> tuple[dict[str, bytes], dict[str, object]]:
             rows: list[dict[str, object]] = []
             releases = []
             for release, version in enumerate(spec["versions"]):  # type: ignore[arg-type]
-                if rust:
+                found = cached_archive(archives, recorded.get((project, version)))
+                if found is not None:
+                    archive, data = found
+                elif rust:
                     archive, data = download_sdist(project, version)
-                    rows += index_sdist(data, list(spec["source_dirs"]), release, version)  # type: ignore[call-overload]
                 else:
                     wheel = download(project, version, Path(tmp))
                     archive, data = wheel.name, wheel.read_bytes()
+                if found is None and archives is not None:
+                    atomic_write(archives / archive, data)
+                if rust:
+                    rows += index_sdist(data, list(spec["source_dirs"]), release, version)  # type: ignore[call-overload]
+                else:
                     rows += index_wheel(data, str(spec["package_dir"]), release, version)
                 releases.append({"release": release, "version": version, "archive": archive,
                                  "bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()})
@@ -298,9 +337,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--project", action="append", choices=sorted(RELEASES | RUST_RELEASES),
                         help="only this project (repeatable)")
     parser.add_argument("--check", action="store_true", help="compare with the committed files instead of writing")
+    parser.add_argument("--archives", type=Path, metavar="DIR",
+                        help="keep the archives in DIR and read them from there when their SHA-256 is the recorded one")
     args = parser.parse_args(argv)
     projects = args.project or list(RELEASES) + list(RUST_RELEASES)
-    outputs, prov = build(projects)
+    outputs, prov = build(projects, args.archives)
     if args.project:  # keep the other projects' provenance
         old = json.loads((HERE / "PROVENANCE.json").read_text()) if (HERE / "PROVENANCE.json").exists() else {}
         merged = dict(old.get("projects", {}))

@@ -11,7 +11,8 @@
   class-level ones, still count.
 * **Slices of setting methods**: the statements of a method that set an
   attribute are compared without the method's parameter annotations unless
-  it is decorated (a decorator may validate by them).
+  a decorator may read them (one that hands the method to other code may
+  validate by them; one that only returns it cannot).
 * **abc.ABCMeta** is no fallback for the methods of a class.
 * **setattr with any name**: a method whose only defeat is ``setattr(self,
   name, v)`` counts what assignment can run (class-level values, property
@@ -132,7 +133,15 @@ class Holder:
 
 SLICES = '''
 def check(f):
+    CHECKED.append(f)
     return f
+
+
+def passthrough(f):
+    return f
+
+
+CHECKED = []
 
 
 class Plain:
@@ -146,6 +155,15 @@ class Plain:
 
 class Checked:
     @check
+    def __init__(self, v: int):
+        self.v = v
+
+    def get(self):
+        return self.v
+
+
+class Passed:
+    @passthrough
     def __init__(self, v: int):
         self.v = v
 
@@ -301,8 +319,10 @@ CASES = [
     ("a parameter of the setting method renamed", SLICES, "Plain.get",
      _sub("v: int, w: str = \"w\"):\n        self.v = v", "x: int, w: str = \"w\"):\n        self.v = x"), D),
     ("a default of the setting method changed", SLICES, "Plain.get", _sub('w: str = "w"', 'w: str = "x"'), D),
-    ("a decorated setting method's annotation changed", SLICES, "Checked.get", _sub("def __init__(self, v: int):",
-                                                                                  "def __init__(self, v: float):"), D),
+    ("a decorated setting method's annotation changed (the decorator hands it on)", SLICES, "Checked.get",
+     _sub("def __init__(self, v: int):", "def __init__(self, v: float):"), D),
+    ("a setting method's annotation changed under a decorator that only returns it", SLICES, "Passed.get",
+     _sub("    @passthrough\n    def __init__(self, v: int):", "    @passthrough\n    def __init__(self, v: float):"), F),
     # abc.ABCMeta changes no member lookup: the precise rule applies to the methods
     ("ABCMeta class, another attribute's assignment changed", ABSTRACT, "Stream.total",
      _sub('self.tag = "t"', 'self.tag = "u"'), F),
