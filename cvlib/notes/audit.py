@@ -16,11 +16,13 @@ dependency :func:`cvlib.notes.gate.explain` names first for each note
 (:func:`cvlib.notes.gate.ordered_changes`; the tables carry no depths, so
 among the changed dependencies the first by label). A human reads the diffs
 of the largest groups and of a seeded random sample of the rest
-(:func:`audit_sample`) and records a verdict per group in
+(:func:`audit_sample`), then of every other group (the census,
+:func:`audit_census`), and records a verdict per group in
 ``data/code_history/precise_only_audit.csv`` (:func:`read_audit`);
 :func:`check_audit` fails when a recorded group is no longer in the replay as
-recorded, and :func:`audit_bound` turns the verdicts into the bound, the
-sampled part with a Wilson interval.
+recorded, or a census misses one, and :func:`audit_bound` turns the verdicts
+into the bound: estimated from the sample with a Wilson interval, and
+counted from the census.
 
 Run ``python -m cvlib.notes.audit`` for the listing (``--help`` for options).
 """
@@ -48,20 +50,22 @@ GROUP_KEYS: tuple[str, ...] = ("project", "from_version", "to_version", "depende
 #: The verdicts a group may get (its change can alter the symbol's result or effects; no call can observe it; not settled).
 VERDICTS: tuple[str, ...] = ("behaviour", "spelling", "unsure")
 
-#: How a group came into the audit (among the largest groups, or drawn at random from the rest).
-STRATA: tuple[str, ...] = ("top", "sample")
+#: How a group came into the audit (among the largest groups, drawn at random from the rest, or read with every other group).
+STRATA: tuple[str, ...] = ("top", "sample", "census")
 
 @dataclass(frozen=True)
 class AuditDesign:
-    """How the groups of an audit table were chosen (:func:`audit_sample`'s arguments)."""
+    """How the groups of an audit table were chosen (:func:`audit_sample`'s arguments, and whether every other group was read too)."""
 
     min_steps: int
     draws: int
     seed: int
+    census: bool = False
 
 
-#: The design of ``data/code_history/precise_only_audit.csv`` (every group of 8 or more note-steps, then 120 note-steps drawn with seed 23).
-DESIGN = AuditDesign(min_steps=8, draws=120, seed=23)
+#: The design of ``data/code_history/precise_only_audit.csv``: every group of 8 or more note-steps, then 120
+#: note-steps drawn with seed 23 (the estimate), then every other group (the census, which replaces it).
+DESIGN = AuditDesign(min_steps=8, draws=120, seed=23, census=True)
 
 #: Columns of the audit table.
 AUDIT_COLUMNS: tuple[str, ...] = (*GROUP_KEYS, "note_steps", "stratum", "draws", "verdict", "behaviour_steps", "spelling_steps",
@@ -186,6 +190,33 @@ def audit_sample(groups: pd.DataFrame, min_steps: int, draws: int, seed: int) ->
     return pd.concat([head, drawn], ignore_index=True)
 
 
+def audit_census(groups: pd.DataFrame, design: AuditDesign) -> pd.DataFrame:
+    """Every group, each in its stratum: :func:`audit_sample`'s under ``design``, then the rest as ``census``.
+
+    The sample estimates what the unread groups hold; reading them all
+    (the census) replaces the estimate by a count, and keeping the strata
+    shows how good the estimate was.
+
+    Parameters
+    ----------
+    groups
+        :func:`precise_only_groups`.
+    design
+        The top groups' size and the draw.
+
+    Returns
+    -------
+    DataFrame
+        The rows of :func:`audit_sample`, then every other group with
+        ``stratum`` ``census`` and ``draws`` 0, in ``groups``' order.
+    """
+    chosen = audit_sample(groups, design.min_steps, design.draws, design.seed)
+    keys = list(GROUP_KEYS)
+    seen = set(chosen[keys].itertuples(index=False, name=None))
+    others = groups[[k not in seen for k in groups[keys].itertuples(index=False, name=None)]]
+    return pd.concat([chosen, others.assign(stratum="census", draws=0)], ignore_index=True)
+
+
 def read_audit(path: str | Path) -> pd.DataFrame:
     """Read an audit table (:data:`AUDIT_COLUMNS`) and check its values.
 
@@ -229,13 +260,14 @@ def read_audit(path: str | Path) -> pd.DataFrame:
     b, sp, n, verdict = frame["behaviour_steps"], frame["spelling_steps"], frame["note_steps"], frame["verdict"]
     fits = (((verdict == "behaviour") & (b == n) & (sp == 0)) | ((verdict == "spelling") & (sp == n) & (b == 0))
             | ((verdict == "unsure") & (b < n) & (sp < n) & (b + sp <= n)))
-    wrong = frame[~fits | (frame["draws"] > n)]
+    wrong = frame[~fits | (frame["draws"] > n) | ((frame["stratum"] != "sample") & (frame["draws"] != 0))]
     if not wrong.empty:
         row = wrong.iloc[0]
         raise NotesError(f"audit table {str(path)!r}: the group {row[list(GROUP_KEYS)].tolist()} has verdict {row['verdict']!r} "
                          f"with behaviour_steps={row['behaviour_steps']}, spelling_steps={row['spelling_steps']} and "
-                         f"draws={row['draws']} of {row['note_steps']} note-steps; expected all behaviour for 'behaviour', "
-                         "all spelling for 'spelling', not all of either for 'unsure', draws at most note_steps")
+                         f"draws={row['draws']} of {row['note_steps']} note-steps in stratum {row['stratum']!r}; expected all "
+                         "behaviour for 'behaviour', all spelling for 'spelling', not all of either for 'unsure', draws at most "
+                         "note_steps, and draws 0 outside the sample")
     twice = frame[frame.duplicated(list(GROUP_KEYS), keep=False)]
     if not twice.empty:
         raise NotesError(f"audit table {str(path)!r} lists a group twice: {twice.iloc[0][list(GROUP_KEYS)].tolist()}")
@@ -258,7 +290,8 @@ def check_audit(audit: pd.DataFrame, groups: pd.DataFrame) -> None:
     Raises
     ------
     NotesError
-        Naming the first group that differs.
+        Naming the first group that differs, or, for an audit with a census,
+        the first group of the replay it lacks.
     """
     current = {tuple(row): int(n) for row, n in zip(groups[list(GROUP_KEYS)].itertuples(index=False), groups["note_steps"])}
     for row in audit.itertuples(index=False):
@@ -268,6 +301,12 @@ def check_audit(audit: pd.DataFrame, groups: pd.DataFrame) -> None:
         if current[group] != int(row.note_steps):
             raise NotesError(f"the audited group {list(group)} now holds {current[group]} note-steps, "
                              f"the audit recorded {row.note_steps}; audit again")
+    if (audit["stratum"] == "census").any():
+        read = set(audit[list(GROUP_KEYS)].itertuples(index=False, name=None))
+        unread = [g for g in current if g not in read]
+        if unread:
+            raise NotesError(f"the audit's census lacks the group {list(unread[0])} of the replay "
+                             f"({len(unread)} group(s) unread); audit again")
 
 
 @dataclass(frozen=True)
@@ -288,6 +327,11 @@ class AuditBound:
     gate could show beyond the precise one if the unsure ones are behaviour,
     so :attr:`best` = precise - releasable is the other end: a sound gate's
     least load lies between ``bound`` and ``best``.
+
+    With a census (``census``: every precise-only note-step's group read),
+    ``rest_behaviour`` and ``rest_spelling`` count the rest's note-steps
+    shown to be behaviour and spelling, and :attr:`exact_bound`,
+    :attr:`exact_best` replace the estimates by counts.
     """
 
     symbol: int
@@ -309,6 +353,24 @@ class AuditBound:
     releasable: float
     releasable_low: float
     releasable_high: float
+    census: bool = False
+    rest_behaviour: int = 0
+    rest_spelling: int = 0
+
+    @property
+    def exact_bound(self) -> int:
+        """The least load of a sound gate, counted from a census: the symbol-only load and every note-step shown to be behaviour."""
+        return self.symbol + self.behaviour + self.rest_behaviour
+
+    @property
+    def exact_best(self) -> int:
+        """The load of a gate that shows exactly the spelling changes a census found (the unsure ones withheld)."""
+        return self.precise - self.spelling - self.rest_spelling
+
+    @property
+    def exact_unsure(self) -> int:
+        """The precise-only note-steps a census showed to be neither behaviour nor spelling."""
+        return self.precise_only - self.behaviour - self.rest_behaviour - self.spelling - self.rest_spelling
 
     @property
     def best(self) -> float:
@@ -380,12 +442,16 @@ def audit_bound(audit: pd.DataFrame, symbol: int, precise: int, confidence: floa
     else:
         share = low = high = s_share = s_low = s_high = 0.0
     base = symbol + counts["behaviour"]
+    others = audit[audit["stratum"] != "top"]
+    census = bool((audit["stratum"] == "census").any()) and int(others["note_steps"].sum()) == rest
     return AuditBound(symbol=symbol, precise=precise, audited=audited, behaviour=counts["behaviour"],
                       spelling=counts["spelling"], unsure=counts["unsure"], rest=rest, draws=draws,
                       drawn_behaviour=drawn["behaviour"], drawn_spelling=drawn["spelling"], confidence=confidence,
                       bound=base + rest * share, bound_low=base + rest * low, bound_high=base + rest * high,
                       spelling_low=s_low, spelling_high=s_high, releasable=counts["spelling"] + rest * s_share,
-                      releasable_low=counts["spelling"] + rest * s_low, releasable_high=counts["spelling"] + rest * s_high)
+                      releasable_low=counts["spelling"] + rest * s_low, releasable_high=counts["spelling"] + rest * s_high,
+                      census=census, rest_behaviour=int(others["behaviour_steps"].sum()) if census else 0,
+                      rest_spelling=int(others["spelling_steps"].sum()) if census else 0)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -414,7 +480,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         groups = replayed_groups(args.projects, args.data)
         if args.design:
-            groups = audit_sample(groups, DESIGN.min_steps, DESIGN.draws, DESIGN.seed)
+            groups = (audit_census(groups, DESIGN) if DESIGN.census
+                      else audit_sample(groups, DESIGN.min_steps, DESIGN.draws, DESIGN.seed))
         elif args.min_steps is not None:
             groups = audit_sample(groups, args.min_steps, args.draws, args.seed)
     except NotesError as err:

@@ -674,20 +674,29 @@ def verdicts_table(r: Replay, audited: pd.DataFrame) -> pd.DataFrame:
     -------
     DataFrame
         One row per verdict (and a total): ``Top groups``, ``Their note-steps``,
-        ``Shown to be behaviour`` and ``Shown to be spelling`` (mixed groups
-        count their note-steps of each),
-        ``Sampled groups``, ``Drawn note-steps``.
+        ``Sampled groups``, ``Drawn note-steps``, and, for an audit with a
+        census, ``Groups in all`` and ``Note-steps in all`` (every group the
+        audit read); ``Shown to be behaviour`` and ``Shown to be spelling``
+        count the note-steps of each in the top groups, or with a census in
+        all groups (mixed groups count their note-steps of each).
     """
     a = _audited(r, audited)
     top, sample = a[a["stratum"] == "top"], a[a["stratum"] == "sample"]
+    census = bool((a["stratum"] == "census").any())
+    shown = a if census else top
     rows = []
     for verdict in (*na.VERDICTS, "all"):
         t = top if verdict == "all" else top[top["verdict"] == verdict]
         s = sample if verdict == "all" else sample[sample["verdict"] == verdict]
-        rows.append({"Verdict": verdict, "Top groups": len(t), "Their note-steps": int(t["note_steps"].sum()),
-                     "Shown to be behaviour": int(t["behaviour_steps"].sum()),
-                     "Shown to be spelling": int(t["spelling_steps"].sum()), "Sampled groups": len(s),
-                     "Drawn note-steps": int(s["draws"].sum())})
+        row = {"Verdict": verdict, "Top groups": len(t), "Their note-steps": int(t["note_steps"].sum()),
+               "Sampled groups": len(s), "Drawn note-steps": int(s["draws"].sum())}
+        if census:
+            every = a if verdict == "all" else a[a["verdict"] == verdict]
+            row.update({"Groups in all": len(every), "Note-steps in all": int(every["note_steps"].sum())})
+        w = shown if verdict == "all" else shown[shown["verdict"] == verdict]
+        row.update({"Shown to be behaviour": int(w["behaviour_steps"].sum()),
+                    "Shown to be spelling": int(w["spelling_steps"].sum())})
+        rows.append(row)
     return pd.DataFrame(rows)
 
 
@@ -755,6 +764,8 @@ def audit_numbers(r: Replay, audited: pd.DataFrame, target: float = 1.5, confide
         "N_best_ratio_low": (b.ratio(b.best_low), "ratio_fine"),
         "N_best_ratio_high": (b.ratio(b.best_high), "ratio_fine"),
     }
+    if b.census:
+        out.update(census_numbers(b, a, allowed, target))
     if b.ratio(b.best_high) <= target:
         verdict = "reachable by a sound gate that shows the spelling changes"
     elif b.ratio(b.bound_low) > target:
@@ -768,3 +779,57 @@ def audit_numbers(r: Replay, audited: pd.DataFrame, target: float = 1.5, confide
     out["N_audit_needed_vs"] = ("more than" if needed > b.releasable_high else "fewer than" if needed < b.releasable_low
                                 else "about as many as", "text")
     return out
+
+
+def _where_in(value: int, low: int, high: int) -> str:
+    """Where a count falls in an interval as the page shows both (rounded): inside, at the edge of, or outside it."""
+    if value in (low, high):
+        return "at the edge of"
+    return "inside" if low < value < high else "outside"
+
+
+def census_numbers(b: na.AuditBound, audited: pd.DataFrame, allowed: int, target: float) -> Numbers:
+    """What the census glues: every group read, the exact bound and best load, and the verdict on ``target`` from them.
+
+    Parameters
+    ----------
+    b
+        :func:`cvlib.notes.audit.audit_bound` of an audit with a census.
+    audited
+        The audit's rows for the replayed projects.
+    allowed
+        The most note-steps a gate may withhold at ``target``.
+    target
+        The load ratio aimed for.
+
+    Returns
+    -------
+    dict
+        ``key -> (value, kind)``.
+    """
+    census = audited[audited["stratum"] == "census"]
+    spelling = b.spelling + b.rest_spelling
+    needed = b.precise - allowed
+    if b.exact_bound > allowed:
+        verdict = "out of reach of any sound gate"
+    elif b.exact_best > allowed:
+        verdict = "out of reach unless some changes we could not settle prove harmless"
+    else:
+        share = needed / spelling
+        word = "nearly all" if share >= 0.9 else "most" if share >= 0.5 else "some"
+        verdict = f"within reach only of a gate that shows {word} of the spelling changes"
+    return {
+        "N_census_groups": (len(census), "count"),
+        "N_census_steps": (int(census["note_steps"].sum()), "count"),
+        "N_census_behaviour": (b.behaviour + b.rest_behaviour, "count"),
+        "N_census_spelling": (spelling, "count"),
+        "N_census_unsure": (b.exact_unsure, "count"),
+        "N_census_rest_spelling_pct": (100 * b.rest_spelling / b.rest if b.rest else 0.0, "percent"),
+        "N_census_bound": (b.exact_bound, "count"),
+        "N_census_bound_ratio": (b.ratio(b.exact_bound), "ratio_fine"),
+        "N_census_best": (b.exact_best, "count"),
+        "N_census_best_ratio": (b.ratio(b.exact_best), "ratio_fine"),
+        "N_census_needed_pct": (100 * needed / spelling if spelling else float("inf"), "percent"),
+        "N_census_reachable": (verdict, "text"),
+        "N_census_in_interval": (_where_in(spelling, round(b.releasable_low), round(b.releasable_high)), "text"),
+    }

@@ -116,6 +116,33 @@ def test_the_bound_on_a_tiny_audit():
     assert b.precise_only == 60
 
 
+def test_a_census_replaces_the_estimate_by_counts():
+    table = _audit([
+        ("a", "1", "2", "X", "module name", 10, "top", 0, "behaviour", 10, 0, "r"),
+        ("a", "2", "3", "Z", "module name", 4, "top", 0, "unsure", 1, 2, "r"),
+        ("b", "1", "2", "P", "class member", 5, "sample", 3, "behaviour", 5, 0, "r"),
+        ("b", "1", "2", "Q", "class member", 5, "sample", 1, "spelling", 0, 5, "r"),
+        ("b", "1", "2", "R", "class member", 3, "census", 0, "unsure", 0, 1, "r"),
+        ("b", "1", "2", "S", "class member", 2, "census", 0, "spelling", 0, 2, "r"),
+    ])
+    b = audit.audit_bound(table, symbol=100, precise=129)  # 29 precise-only: 14 top, 15 read in the sample and the census
+    assert b.census and (b.rest, b.rest_behaviour, b.rest_spelling) == (15, 5, 8)
+    assert b.exact_bound == 100 + 11 + 5
+    assert b.exact_best == 129 - 2 - 8
+    assert b.exact_unsure == 29 - 16 - 10 == 3
+    partial = audit.audit_bound(table, symbol=100, precise=140)  # 11 note-steps outside every group read
+    assert not partial.census and partial.rest_behaviour == partial.rest_spelling == 0
+
+
+def test_the_census_reads_every_group_once_and_keeps_the_sample():
+    groups = _groups([9, 5, 4, 3, 2, 1])
+    sample = audit.audit_sample(groups, min_steps=5, draws=3, seed=7)
+    census = audit.audit_census(groups, audit.AuditDesign(min_steps=5, draws=3, seed=7, census=True))
+    pd.testing.assert_frame_equal(census.iloc[:len(sample)].reset_index(drop=True), sample.reset_index(drop=True))
+    assert sorted(census["dependency"]) == sorted(groups["dependency"])
+    assert set(census.iloc[len(sample):]["stratum"]) == {"census"} and census.iloc[len(sample):]["draws"].eq(0).all()
+
+
 def test_the_bound_rejects_loads_that_do_not_fit_the_audit():
     table = _audit([("a", "1", "2", "X", "module name", 10, "top", 0, "behaviour", 10, 0, "r")])
     with pytest.raises(NotesError, match="more than the 5 precise-only"):
@@ -142,6 +169,9 @@ def test_reading_an_audit_checks_verdicts_and_counts(tmp_path):
     pd.concat([good, good]).to_csv(path, index=False)
     with pytest.raises(NotesError, match="twice"):
         audit.read_audit(path)
+    good.assign(stratum="census", draws=2).to_csv(path, index=False)
+    with pytest.raises(NotesError, match="draws 0 outside the sample"):
+        audit.read_audit(path)
     with pytest.raises(NotesError, match="no audit table"):
         audit.read_audit(tmp_path / "missing.csv")
 
@@ -155,6 +185,10 @@ def test_check_audit_names_a_group_that_moved():
         audit.check_audit(table, groups.assign(note_steps=9))
     with pytest.raises(NotesError, match="no longer precise-only"):
         audit.check_audit(table, groups.assign(dependency="Y"))
+    more = pd.concat([groups, groups.assign(dependency="Y", note_steps=2)], ignore_index=True)
+    audit.check_audit(table, more)  # without a census, an unread group is the sample's business
+    with pytest.raises(NotesError, match="census lacks the group"):
+        audit.check_audit(table.assign(stratum="census"), more)
 
 
 @pytest.fixture(scope="module")
@@ -184,7 +218,11 @@ def test_the_chapter_numbers_are_the_bound_of_the_committed_audit(history):
     verdicts = views.verdicts_table(history, committed).set_index("Verdict")
     assert verdicts.loc["all", "Their note-steps"] == b.audited
     assert verdicts.loc["all", "Drawn note-steps"] == b.draws == audit.DESIGN.draws
-    assert verdicts.loc["behaviour", "Their note-steps"] + verdicts.loc["unsure", "Shown to be behaviour"] == b.behaviour
+    assert b.census and verdicts.loc["all", "Note-steps in all"] == b.precise_only
+    assert verdicts.loc["behaviour", "Note-steps in all"] + verdicts.loc["unsure", "Shown to be behaviour"] \
+        == numbers["N_census_behaviour"][0] == b.exact_bound - b.symbol
+    assert numbers["N_census_best"][0] == b.exact_best == b.precise - numbers["N_census_spelling"][0]
+    assert numbers["N_census_behaviour"][0] + numbers["N_census_spelling"][0] + numbers["N_census_unsure"][0] == b.precise_only
     top = views.audit_table(history, committed, rows=5)
     assert list(top["Note-steps"]) == sorted(top["Note-steps"], reverse=True) and len(top) == 5
     with pytest.raises(NotesError, match="no longer precise-only"):
@@ -194,7 +232,7 @@ def test_the_chapter_numbers_are_the_bound_of_the_committed_audit(history):
 def test_the_committed_audit_still_describes_the_replay(current_groups):
     committed = audit.read_audit(AUDIT_FILE)
     audit.check_audit(committed, current_groups)
-    chosen = audit.audit_sample(current_groups, audit.DESIGN.min_steps, audit.DESIGN.draws, audit.DESIGN.seed)
+    chosen = audit.audit_census(current_groups, audit.DESIGN)
     keys = [*audit.GROUP_KEYS, "note_steps", "stratum", "draws"]
     pd.testing.assert_frame_equal(committed[keys].reset_index(drop=True), chosen[keys].reset_index(drop=True),
                                   check_dtype=False)
