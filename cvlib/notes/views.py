@@ -810,7 +810,9 @@ def census_numbers(b: na.AuditBound, audited: pd.DataFrame, allowed: int, target
     census = audited[audited["stratum"] == "census"]
     spelling = b.spelling + b.rest_spelling
     needed = b.precise - allowed
-    if b.exact_bound > allowed:
+    if needed <= 0:
+        verdict = "met by the precise gate itself"
+    elif b.exact_bound > allowed:
         verdict = "out of reach of any sound gate"
     elif b.exact_best > allowed:
         verdict = "out of reach unless some changes we could not settle prove harmless"
@@ -830,6 +832,8 @@ def census_numbers(b: na.AuditBound, audited: pd.DataFrame, allowed: int, target
         "N_census_best": (b.exact_best, "count"),
         "N_census_best_ratio": (b.ratio(b.exact_best), "ratio_fine"),
         "N_census_needed_pct": (100 * needed / spelling if spelling else float("inf"), "percent"),
+        "N_census_needed_share": (f"{100 * needed / spelling:.1f}% of the" if 0 < needed <= spelling
+                                  else "none of the" if needed <= 0 else "more than all", "text"),
         "N_census_reachable": (verdict, "text"),
         "N_census_in_interval": (_where_in(spelling, round(b.releasable_low), round(b.releasable_high)), "text"),
     }

@@ -132,6 +132,16 @@ def test_a_census_replaces_the_estimate_by_counts():
     assert b.exact_unsure == 29 - 16 - 10 == 3
     partial = audit.audit_bound(table, symbol=100, precise=140)  # 11 note-steps outside every group read
     assert not partial.census and partial.rest_behaviour == partial.rest_spelling == 0
+    # the verdict on a target, by how many note-steps it allows: the least sound load is 116, the best 119 (10 spelling shown)
+    def verdict(allowed):
+        found = views.census_numbers(b, table, allowed=allowed, target=allowed / 100)
+        return found["N_census_reachable"][0], found["N_census_needed_share"][0]
+
+    assert verdict(115) == ("out of reach of any sound gate", "more than all")
+    assert verdict(117) == ("out of reach unless some changes we could not settle prove harmless", "more than all")
+    assert verdict(119) == ("within reach only of a gate that shows nearly all of the spelling changes", "100.0% of the")
+    assert verdict(125) == ("within reach only of a gate that shows some of the spelling changes", "40.0% of the")
+    assert verdict(130) == ("met by the precise gate itself", "none of the")
 
 
 def test_the_census_reads_every_group_once_and_keeps_the_sample():
