@@ -58,7 +58,8 @@ the class is bound). A symbol depends on:
   assignment can run (``PythonFile._settable_members``);
 * for a **module-level class read by name** (precise rule): what the use
   needs: the header and binding for
-  ``isinstance``, ``issubclass``, ``except`` and annotations; the member for
+  ``isinstance``, ``issubclass``, ``except`` and annotations (nothing for
+  an annotation of a signature nothing can see); the member for
   ``Cls.attr``; the construction path and the members used on the new
   instance for ``Cls(...)``; the whole class where the class or a new
   instance escapes, or where the class is not plain (a base from elsewhere,
@@ -74,8 +75,10 @@ followed either, in a whole method or in the statements of a setting
 method). Parameter and return annotations count, except where nothing can
 see them (``PythonFile._inert_signature``): in a file with no code that
 reads annotations, for a def whose decorators do not read them and whose
-annotations are never evaluated (the future import) or only look names up
-and subscript typing objects; the names they read are still followed. The
+annotations are never evaluated (the future import) or only look up names
+bound for sure and subscript typing objects; the names read only there are
+not followed. Code that calls the builtin ``compile``, ``exec`` or ``eval``
+depends on the module's ``__future__`` imports, which they inherit. The
 literal text of an exception raised on the way to setting an attribute is
 not part of that attribute's slice (``_without_message_text``). Class-level
 annotations count, except under ``from __future__ import annotations`` in a
@@ -551,13 +554,12 @@ class PythonFile:
             return names
         if id(node) in self._read_cache:
             return self._read_cache[id(node)]
-        skipped = {id(sub) for root in _unevaluated_annotations(node) for sub in ast.walk(root)}
+        skipped = self._unseen_annotation_nodes(node)
         if not skipped:
             self._read_cache[id(node)] = names
             return names
         elsewhere = {sub.id for sub in ast.walk(node) if isinstance(sub, ast.Name) and id(sub) not in skipped}
-        only_there = {sub.id for root in _unevaluated_annotations(node) for sub in ast.walk(root)
-                      if isinstance(sub, ast.Name)} - elsewhere
+        only_there = {sub.id for sub in ast.walk(node) if isinstance(sub, ast.Name) and id(sub) in skipped} - elsewhere
         self._read_cache[id(node)] = names - only_there
         return self._read_cache[id(node)]
 
@@ -599,11 +601,12 @@ class PythonFile:
             if self._narrows(scope, node):
                 if scope.kind == "class":
                     dropped = self._drops_own_class(scope, node)
+                signed = not self._inert_signature(node)
                 outer = {n for n in _loaded_names(*node.decorator_list, *node.args.defaults,  # type: ignore[union-attr]
                                                   *[d for d in node.args.kw_defaults if d is not None],  # type: ignore[union-attr]
-                                                  *[a.annotation for a in _all_args(node) if a.annotation])
+                                                  *[a.annotation for a in _all_args(node) if a.annotation and signed])
                          if self._resolve(scope, n) == ("m", "", n)}
-                if node.returns is not None:  # type: ignore[union-attr]
+                if node.returns is not None and signed:  # type: ignore[union-attr]
                     outer |= {n for n in _loaded_names(node.returns) if self._resolve(scope, n) == ("m", "", n)}  # type: ignore[union-attr]
                 dropped, narrowed = self._narrow_classes(node, self._read_globals(node) | outer, dropped,
                                                          scope if scope.kind == "class" else None)
@@ -615,10 +618,11 @@ class PythonFile:
             else:
                 args = node.args
                 outer_exprs += [d for d in args.defaults + args.kw_defaults if d is not None]
-                outer_exprs += [a.annotation for a in args.posonlyargs + args.args + args.kwonlyargs if a.annotation]
-                outer_exprs += [a.annotation for a in (args.vararg, args.kwarg) if a is not None and a.annotation]
-                if node.returns is not None:
-                    outer_exprs.append(node.returns)
+                if not self._inert_signature(node):
+                    outer_exprs += [a.annotation for a in args.posonlyargs + args.args + args.kwonlyargs if a.annotation]
+                    outer_exprs += [a.annotation for a in (args.vararg, args.kwarg) if a is not None and a.annotation]
+                    if node.returns is not None:
+                        outer_exprs.append(node.returns)
             outer_exprs += list(getattr(node, "type_params", []) or [])
             out |= {item for item in (self._resolve(scope, n) for n in _loaded_names(*outer_exprs))
                     if not (item[0] == "m" and item[1] == "" and item[2] in dropped)}
@@ -626,6 +630,8 @@ class PythonFile:
                 out |= self._method_extras(scope, node)
             if isinstance(node, _FUNC_TYPES) and scope.kind == "function":
                 out.add(_member_of(scope))
+            if self._compiles_code(node):
+                out.add(_FUTURE_ITEM)
         elif binding.kind.startswith("global in "):
             pass  # the rebinding function's code is in the record; what it reads is not followed
         elif binding.kind != "import":
@@ -633,6 +639,24 @@ class PythonFile:
         if scope.kind == "class":
             out.add(("shell", scope.qualname, ""))
         return out
+
+    def _compiles_code(self, node: ast.AST) -> bool:
+        """Whether code calls the builtin ``compile``, ``exec`` or ``eval``, which compile with this module's ``__future__`` features.
+
+        ``compile`` (and so ``exec`` and ``eval`` of a string) inherits the
+        future statements in force in the code that calls it unless told not
+        to: a module that gains ``from __future__ import annotations``
+        changes how the configuration file ``exec(compile(...))`` runs
+        evaluates its annotations. Such code depends on the module's
+        ``__future__`` imports (label ``from __future__``).
+        """
+        return any(isinstance(sub, ast.Call) and isinstance(sub.func, ast.Name) and sub.func.id in _COMPILERS
+                   and sub.func.id not in self.module.bindings and not self.module.stars for sub in ast.walk(node))
+
+    def _future_features(self) -> list[str]:
+        """The ``__future__`` features the module imports, sorted."""
+        return sorted({a.name for stmt in self.tree.body if isinstance(stmt, ast.ImportFrom) and stmt.module == "__future__"
+                       for a in stmt.names})
 
     def _method_extras(self, cls: _Scope, method: ast.AST) -> set[tuple[str, str, str]]:
         """What a method reads of its class, by the rule in force (and the wide rule where precision is defeated).
@@ -932,6 +956,7 @@ class PythonFile:
         """
         parents = self._parents(node)
         annotated = self._annotation_nodes(node)
+        unseen = self._unseen_annotation_nodes(node)
         plain = self._plain(cls)
         q = cls.qualname
         out: set[tuple[str, str, str]] = {("shell", q, "")}
@@ -943,7 +968,8 @@ class PythonFile:
                 return None
             up = parents.get(id(sub))
             if id(sub) in annotated:
-                out |= {("m", q, n) for n in _HOOKS}
+                if id(sub) not in unseen:
+                    out |= {("m", q, n) for n in _HOOKS}
                 continue
             if isinstance(up, ast.Attribute) and up.value is sub and (plain or own):
                 out.add(("m", q, up.attr))
@@ -982,6 +1008,24 @@ class PythonFile:
                 if root is not None:
                     found |= {id(n) for n in ast.walk(root)}
         return found
+
+    def _unseen_annotation_nodes(self, node: ast.AST) -> set[int]:
+        """Ids of the nodes inside annotations under a def that no code of the file evaluates into behaviour or reads.
+
+        The annotations of annotated assignments in function bodies (see
+        :func:`_behaviour_canon`), and the parameter and return annotations
+        of every def under ``node`` (itself included) whose signature is
+        inert (:meth:`_inert_signature`): the names read only there are not
+        followed.
+        """
+        if self._rule != "precise":
+            return set()
+        roots: list[ast.AST] = list(_unevaluated_annotations(node))
+        for sub in ast.walk(node):
+            if isinstance(sub, _FUNC_TYPES) and self._inert_signature(sub):
+                roots += [a.annotation for a in _all_args(sub) if a.annotation is not None]
+                roots += [sub.returns] if sub.returns is not None else []
+        return {id(n) for root in roots for n in ast.walk(root)}
 
     # -- signatures whose annotations nothing sees (precise rule) ---------------------------------
 
@@ -1054,12 +1098,13 @@ class PythonFile:
         Without ``from __future__ import annotations`` the annotations are
         evaluated when the def runs. An annotation made of names, attributes,
         subscripts, constants, tuples, lists and ``|`` only looks names up
-        and builds typing objects, provided that what it subscripts, combines
-        with ``|`` or takes an attribute of is bound by an import or a
-        builtin, or is a plain class of the file with no
-        ``__class_getitem__``: a bare name is only looked up, whatever it is
-        bound to. The names it reads are still followed, so an annotation
-        that would fail to evaluate changes a dependency.
+        and builds typing objects, provided that every name it reads is a
+        builtin or bound once, unconditionally (so the lookup cannot fail),
+        and that what it subscripts, combines with ``|`` or takes an
+        attribute of is bound by an import or a builtin, or is a plain class
+        of the file with no ``__class_getitem__``: a bare name is only looked
+        up, whatever it is bound to. An annotation that could fail to
+        evaluate makes the signature count, text and names.
         """
         exprs = [a.annotation for a in _all_args(node) if a.annotation is not None]
         exprs += [node.returns] if node.returns is not None else []  # type: ignore[attr-defined]
@@ -1073,6 +1118,9 @@ class PythonFile:
                     return False
                 if not isinstance(sub, ast.Name):
                     continue
+                where, binding = self._binding_seen(sub.id, scope, lookup=True)
+                if (binding is None and where is not None) or (where is None and not hasattr(builtins, sub.id)):
+                    return False  # bound twice, under a block, as a parameter, or nowhere: the lookup may fail
                 up = parents.get(id(sub))
                 operand = (isinstance(up, (ast.Attribute, ast.BinOp))
                            or (isinstance(up, ast.Subscript) and up.value is sub))
@@ -1082,7 +1130,7 @@ class PythonFile:
 
     def _plain_operand(self, name: str, scope: _Scope) -> bool:
         """A name whose object an annotation may subscript, combine or take attributes of without running the file's code."""
-        where, binding = self._binding_seen(name, scope)
+        where, binding = self._binding_seen(name, scope, lookup=True)
         if where is None:
             return True  # a builtin
         if binding is None:
@@ -1092,14 +1140,16 @@ class PythonFile:
         target = self._module_class(name) if where is self.module else None
         return target is not None and self._plain(target) and "__class_getitem__" not in target.bindings
 
-    def _binding_seen(self, name: str, scope: _Scope) -> tuple[_Scope | None, _Binding | None]:
+    def _binding_seen(self, name: str, scope: _Scope, lookup: bool = False) -> tuple[_Scope | None, _Binding | None]:
         """Where a name read in ``scope`` is bound, as Python looks it up, and its one binding there.
 
         ``(scope, binding)`` for a name bound once, unconditionally;
         ``(scope, None)`` for a name bound more than once, under a block, or
         as a parameter; ``(None, None)`` for a builtin (bound nowhere in the
         file, no star import). A class body is seen only from itself, not
-        from the functions inside it.
+        from the functions inside it. With ``lookup``, a statement that only
+        calls a method of the object (a ``mutate`` record) is no binding:
+        the name still holds the same object.
         """
         if self.module.stars:
             return self.module, None
@@ -1108,6 +1158,8 @@ class PythonFile:
         while where is not None:
             if where.kind != "class" or first:
                 bindings = where.bindings.get(name)
+                if bindings and lookup:
+                    bindings = [b for b in bindings if b.kind != "mutate"] or bindings
                 if bindings:
                     return where, (bindings[0] if len(bindings) == 1 and not bindings[0].context else None)
                 if where.kind == "function" and where.node is not None and name in {a.arg for a in _all_args(where.node)}:
@@ -1486,6 +1538,8 @@ class PythonFile:
 
     def _label(self, item: tuple[str, str, str]) -> str:
         kind, scope, name = item
+        if item == _FUTURE_ITEM:
+            return "from __future__"
         if kind == "shell":
             return f"class {scope}"
         if kind == "sets":
@@ -1500,6 +1554,8 @@ class PythonFile:
     def _record(self, item: tuple[str, str, str], own: ast.AST) -> tuple[str, set[tuple[str, str, str]]]:
         """The canonical text of one dependency item, and the items it reads in turn."""
         kind, scope_name, name = item
+        if item == _FUTURE_ITEM:
+            return json.dumps(["from __future__", self._future_features()]), set()
         if kind == "sets":
             method, attr, *receivers = name.split(" ")
             text, sliced = self._slice_record(self.scopes[scope_name], method, attr)
@@ -1956,6 +2012,12 @@ _INERT_STDLIB_DECORATORS: frozenset[str] = frozenset({
     "abc.abstractmethod", "contextlib.contextmanager", "contextlib.asynccontextmanager",
     "typing.overload", "typing.final", "typing_extensions.overload", "typing_extensions.final",
 })
+
+#: Builtins that compile source with the calling module's ``__future__`` features (:meth:`PythonFile._compiles_code`).
+_COMPILERS: frozenset[str] = frozenset({"compile", "exec", "eval"})
+
+#: The dependency item of a module's ``__future__`` imports.
+_FUTURE_ITEM: tuple[str, str, str] = ("future", "", "")
 
 #: Functions that copy a function's name, docstring and annotations onto a wrapper without reading them, by their arity.
 _WRAPPER_COPIERS: dict[str, int] = {"functools.wraps": 1, "functools.update_wrapper": 2}

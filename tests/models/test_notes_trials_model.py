@@ -89,8 +89,9 @@ def test_the_wide_rule_withholds_every_task_and_the_precise_rule_most(tasks, tab
     assert {w for _, w in found.values()} == {"DEPENDENCY_CHANGED"}
     withheld = sum(p == "DEPENDENCY_CHANGED" for p, _ in found.values())
     # six httpie 2.5.0 tasks changed only an import's spelling (absolute -> relative); flask-methodview-dispatch
-    # only the annotation of View.decorators (Flask 3.0.1), which nothing reads
-    assert withheld >= 33
+    # only the annotation of View.decorators (Flask 3.0.1), flask-has-level-handler and flask-is-null-session only
+    # what names their annotations read, which nothing reads
+    assert withheld >= 31
     values = gate_values(tasks, ROOT / "data" / "code_history")
     assert values["MN_gate_withheld"][0] == withheld and values["MN_gate_wide"][0] == len(tasks)
     shown = [i for i, (p, _) in found.items() if p != "DEPENDENCY_CHANGED"]

@@ -7,9 +7,9 @@
   library decorators, a property's parts, a decorator of the file that only
   calls, names, wraps or returns what it is given) is compared without its
   parameter and return annotations, when they are never evaluated (``from
-  __future__ import annotations``) or evaluating them only looks names up
-  and subscripts typing objects. The names they read are still followed. A
-  plain class's body is compared without its class-level annotations in
+  __future__ import annotations``) or evaluating them only looks up names
+  bound for sure and subscripts typing objects; the names read only there
+  are not followed. A plain class's body is compared without its class-level annotations in
   such a file under the future import. With a reader in the file, a
   decorator that could read them, or an annotation whose evaluation may run
   code, they still count.
@@ -167,8 +167,10 @@ SIGNATURE_CASES = [
      _sub("func: t.Callable)", "func: Undefined)"), D),
     ("no future import, a plain class's annotations are evaluated", NO_FUTURE, "App.options",
      _sub("    label: str\n", "    label: t.Optional[str]\n"), D),
-    ("an annotation that names a new name (names read by annotations are followed)", SIGNATURES, "App.register",
-     _sub("def helper(x: int, *rest", "def helper(x: float, *rest"), D),
+    ("an annotation that names another builtin", SIGNATURES, "App.register",
+     _sub("def helper(x: int, *rest", "def helper(x: float, *rest"), F),
+    ("an annotation that names a name the file binds nowhere (never evaluated)", SIGNATURES, "App.register",
+     _sub("def helper(x: int, *rest", "def helper(x: Undefined, *rest"), F),
     ("future import, an annotation naming a name no longer bound", SIGNATURES, "App.register",
      _sub("import functools\n", "import functools\nimport typing as typ\n") and (lambda src: src.replace("import typing as t\n", "", 1).replace("t.Callable)", "typ.Callable)", 1)), D),
     ("a reader of annotations in the file", WITH_READER, "App.register",
@@ -267,3 +269,41 @@ def test_message_text_still_counts_for_a_caller_of_the_method():
 def test_the_rows_cover_both_directions():
     for cases in (SIGNATURE_CASES, SLICE_CASES):
         assert {c[-1] for c in cases} == {F, D}
+
+
+COMPILING = '''
+import json
+
+
+def load(path):
+    namespace = {}
+    exec(compile(open(path).read(), path, "exec"), namespace)
+    return namespace
+
+
+def use(path):
+    return load(path)
+
+
+def plain(path):
+    return json.loads(open(path).read())
+'''
+
+FUTURE_CASES = [
+    ("the module gains a __future__ import, code that compiles source", "use",
+     lambda src: "from __future__ import annotations\n" + src, D),
+    ("the module gains a __future__ import, code that does not compile", "plain",
+     lambda src: "from __future__ import annotations\n" + src, F),
+    ("compile shadowed by the module's own function", "use",
+     lambda src: "from __future__ import annotations\n" + src.replace("import json\n", "import json\nfrom x import compile, exec\n"), D),
+]
+
+
+@pytest.mark.parametrize(("case", "qualname", "edit", "expected"), FUTURE_CASES, ids=[c[0] for c in FUTURE_CASES])
+def test_compile_inherits_the_modules_future_features(case, qualname, edit, expected):
+    """``compile``/``exec``/``eval`` compile with the caller's ``__future__`` features: code that calls them depends on them."""
+    stored = anchor({"m.py": COMPILING}, "m.py", qualname)
+    where = locate(stored, {"m.py": edit(COMPILING)})
+    assert where.status is expected, case
+    if case.startswith("the module gains") and expected is D:
+        assert where.changed == ("from __future__",)

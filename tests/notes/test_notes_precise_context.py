@@ -7,8 +7,9 @@
 * **Annotations Python never evaluates**: the annotation of an annotated
   assignment in a function body (``x: Foo = 1``, ``self.a: Foo = v``) is
   neither evaluated nor stored, so the statement is the plain assignment
-  (``x = 1``); parameter and return annotations, and module- and
-  class-level ones, still count.
+  (``x = 1``); module- and class-level ones still count, and parameter and
+  return annotations count wherever something may see them
+  (``test_notes_inert_annotations.py``).
 * **Slices of setting methods**: the statements of a method that set an
   attribute are compared without the method's parameter annotations unless
   a decorator may read them (one that hands the method to other code may
@@ -300,7 +301,12 @@ CASES = [
                                                                                      "self.a: int = v"), F),
     ("an attribute's value in __init__ changed", ANNOTATIONS, "Holder.read", _sub("self.a: Thing = v",
                                                                                 "self.a: Thing = v * 2"), D),
-    ("a parameter annotation of a callee changed", ANNOTATIONS, "calls_typed", _sub("p: int = 0", "p: str = 0"), D),
+    # nothing in the file reads annotations and both evaluate to a builtin: the callee runs the same (see
+    # test_notes_inert_annotations.py for the cases where a reader, a decorator or the evaluation makes them count)
+    ("a parameter annotation of a callee changed", ANNOTATIONS, "calls_typed", _sub("p: int = 0", "p: str = 0"), F),
+    ("a parameter annotation of a callee changed, a reader in the file", ANNOTATIONS + "\nHINTS = typing.get_type_hints\n",
+     "calls_typed", _sub("p: int = 0", "p: str = 0"), D),
+    ("a parameter default of a callee changed", ANNOTATIONS, "calls_typed", _sub("p: int = 0", "p: int = 1"), D),
     ("a class-level annotation in a local class changed", ANNOTATIONS, "uses_factory", _sub("y: Thing = 1",
                                                                                           "y: int = 1"), D),
     ("a class read by a local class's annotation, its header changed", ANNOTATIONS, "uses_factory",
