@@ -63,8 +63,8 @@ class AuditDesign:
     census: bool = False
 
 
-#: The design of ``data/code_history/precise_only_audit.csv``: every group of 8 or more note-steps, then 120
-#: note-steps drawn with seed 23 (the estimate), then every other group (the census, which replaces it).
+#: The design of ``data/code_history/precise_only_audit.csv`` (every group of 8 or more note-steps, then 120
+#: note-steps drawn with seed 23 for the estimate, then every other group for the census that replaces it).
 DESIGN = AuditDesign(min_steps=8, draws=120, seed=23, census=True)
 
 #: Columns of the audit table.
@@ -359,7 +359,7 @@ class AuditBound:
 
     @property
     def exact_bound(self) -> int:
-        """The least load of a sound gate, counted from a census: the symbol-only load and every note-step shown to be behaviour."""
+        """The least load of a sound gate as a census counts it (the symbol-only load and every note-step shown to be behaviour)."""
         return self.symbol + self.behaviour + self.rest_behaviour
 
     @property
