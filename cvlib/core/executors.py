@@ -819,6 +819,27 @@ def _import_reference(reference: str) -> Policy:
     return _instantiate(obj, f"policy reference {reference!r}")
 
 
+def _own_name(policy: Policy, origin: str) -> Policy:
+    """``policy``, unless it carries the name of a registered executor of another class.
+
+    Results are laid out by name, so such a policy's rows would be labelled
+    as the registered one's. The usual way to get there is a subclass that
+    sets ``name = "..."`` as a plain class attribute: the ``name`` field it
+    inherits is set to its default by ``__init__`` and hides it.
+    """
+    registered = _POLICIES.get(policy.name)
+    if registered is None or registered is policy or type(registered) is type(policy):
+        return policy
+    meant = type(policy).__dict__.get("name")
+    hint = (f" (its class sets name = {meant!r}, but the name field it inherits is set to its default when it is made: "
+            f"declare the field, name: str = {meant!r}, in a value class, or pass name={meant!r})"
+            if isinstance(meant, str) and meant != policy.name else "")
+    raise ParameterError(
+        f"{origin}: the policy {type(policy).__qualname__} is named {policy.name!r}, the name of the registered executor "
+        f"{type(registered).__qualname__}, so its results would be labelled as that one's; give it a name of its own{hint}"
+    )
+
+
 def resolve_policy(policy: PolicyLike) -> Policy:
     """One policy from a registered name, a ``"module:attribute"`` reference, or a policy object.
 
@@ -834,9 +855,9 @@ def resolve_policy(policy: PolicyLike) -> Policy:
     """
     if isinstance(policy, str):
         if ":" in policy:
-            return _import_reference(policy)
+            return _own_name(_import_reference(policy), f"policy reference {policy!r}")
         return get_policy(policy)
-    return _check_policy(policy, "policies")
+    return _own_name(_check_policy(policy, "policies"), "policies")
 
 
 def resolve_policies(policies: Iterable[PolicyLike] | PolicyLike | None = None) -> tuple[Policy, ...]:

@@ -69,6 +69,25 @@ def test_a_module_attribute_reference_names_an_object_or_a_class(tmp_path, monke
     sys.modules.pop("my_policies_mod", None)
 
 
+def test_a_policy_that_takes_a_registered_name_is_refused(tmp_path, monkeypatch):
+    # a plain subclass's class attribute is hidden by the name field it inherits: without this check its rows
+    # would be labelled validity_aware, the article's executor
+    (tmp_path / "my_impostor_mod.py").write_text(textwrap.dedent("""
+        from cvlib.core.executors import ValidityAware
+
+        class Sly(ValidityAware):
+            name = "sly"
+    """))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with pytest.raises(ParameterError, match="named 'validity_aware', the name of the registered executor ValidityAware.*name='sly'"):
+        resolve_policy("my_impostor_mod:Sly")
+    with pytest.raises(ParameterError, match="^policies: the policy Sly is named 'validity_aware'"):
+        resolve_policies(["baseline", sys.modules["my_impostor_mod"].Sly()])
+    assert resolve_policy(ValidityAware()).name == "validity_aware"  # the registered class itself is fine
+    assert resolve_policy(ValidityAware(name="sly")).name == "sly"
+    sys.modules.pop("my_impostor_mod", None)
+
+
 def _without_name(result):
     out = result.to_dict()
     out.pop("executor")
