@@ -32,10 +32,12 @@ chunks in.
 from __future__ import annotations
 
 import hashlib
+import importlib.metadata
 import json
 import os
 import re
 import stat
+import sys
 import tempfile
 import warnings
 from collections.abc import Callable, Mapping
@@ -71,18 +73,23 @@ class CheckpointWarning(UserWarning):
 
 
 def cvlib_version() -> str:
-    """The running cvlib's version (``cvlib.__version__``), part of a sweep's identity: another version may compute other rows.
+    """The installed cvlib's version, part of a sweep's identity: another version may compute other rows.
 
-    The version of the code that runs, not the one an installer recorded, so
-    a source tree on ``PYTHONPATH`` is named for what it is.
+    Read from the package metadata (:func:`importlib.metadata.version`) so
+    this module need not import the whole of ``cvlib`` (the experiments layer
+    would otherwise depend on the package that sits above it). A source tree
+    run from ``PYTHONPATH`` with no installed metadata falls back to the
+    version its already-loaded package declares.
 
     Returns
     -------
     str
     """
-    import cvlib
-
-    return cvlib.__version__
+    try:
+        return importlib.metadata.version("cvlib")
+    except importlib.metadata.PackageNotFoundError:
+        # The parent package is always loaded before this submodule, so this is a lookup, not an import.
+        return str(sys.modules["cvlib"].__version__)
 
 
 def atomic_write(path: Path, write: Callable[[Path], object]) -> None:
