@@ -4,9 +4,11 @@
 :func:`agent_visible`), the notes-file reader and writer, the replay of real
 release histories and the published trial counts of the study it comes from.
 A note's fingerprint covers its symbol's code and what that code depends on in
-its file (Python through :mod:`ast`, Rust through tree-sitter).
+its file (Python through :mod:`ast`, Rust through tree-sitter, any other
+language through its entry in the registry :mod:`cvlib.notes.languages`).
 
-``__all__`` lists what a user needs: the gate, the notes file, the errors.
+``__all__`` lists what a user needs: the gate, the notes file, the registry
+of languages, the errors.
 The former name ``Status`` of :class:`AnchorStatus` still imports.
 """
 
@@ -36,6 +38,7 @@ from .gate import (
     explain,
     locate,
 )
+from .languages import Language, UnknownLanguage, languages, register_language, unregister_language
 from .notesfile import anchor_notes_file, parse_notes, read_notes
 from .symbols import MIN_IDENTIFIABLE_NODES, Symbol
 
@@ -43,6 +46,7 @@ __all__ = [
     "MIN_IDENTIFIABLE_NODES",
     "Anchor",
     "AnchorStatus",
+    "Language",
     "LanguageUnavailable",
     "Location",
     "MissingFingerprintError",
@@ -53,6 +57,7 @@ __all__ = [
     "SymbolIndex",
     "SymbolRef",
     "Tier",
+    "UnknownLanguage",
     "UnknownSymbolError",
     "UnparsableSource",
     "Unreadable",
@@ -61,9 +66,12 @@ __all__ = [
     "anchor_notes_file",
     "classify",
     "explain",
+    "languages",
     "locate",
     "parse_notes",
     "read_notes",
     "read_snapshot",
+    "register_language",
     "symbols",
+    "unregister_language",
 ]

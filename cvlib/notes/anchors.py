@@ -19,8 +19,10 @@ have changed. Three per symbol:
   cosmetic edit to a dependency changes nothing. What counts, language by
   language, is in :mod:`cvlib.notes.python` and :mod:`cvlib.notes.rust`.
 
-Python files are read with :mod:`ast` and ``symtable``; Rust files with
-tree-sitter (loaded only when a ``.rs`` file is met).
+Which language reads a file is decided by its suffix in the registry of
+:mod:`cvlib.notes.languages`: Python files are read with :mod:`ast` and
+``symtable``, Rust files with tree-sitter (loaded only when a ``.rs`` file is
+met), and any language registered there the same way.
 
 :data:`~cvlib.notes.symbols.MIN_IDENTIFIABLE_NODES`: a normalized tree with fewer nodes than this
 is too small to identify -- ``def f(self): pass`` has 4 nodes, ``def f(self):
@@ -46,18 +48,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from io import BytesIO
 from pathlib import Path
-from typing import Protocol
 
 from .errors import NotesError
-from .python import PythonFile, count_nodes, nameless
-from .rust import RustFile
+from .languages import SourceFile, analyser_for, language_for, languages
 from .symbols import DEP_LABEL_HEX_DIGITS, Symbol, sha256
 
 #: Files larger than this are not read and are reported UNREADABLE (no source file is this large).
 MAX_FILE_BYTES: int = 8 * 1024 * 1024
-
-#: File suffixes the gate reads, and their language.
-LANGUAGES: dict[str, str] = {".py": "python", ".rs": "rust"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,67 +67,24 @@ class Unreadable:
         return self.reason
 
 
-class SourceFile(Protocol):
-    """What a language module gives the gate for one parsed file."""
-
-    path: str
-
-    def rows(self) -> list[Symbol]:
-        """Every symbol of the file, hashed, in source order."""
-
-    def dependencies(self, qualname: str, rule: str = "precise") -> dict[str, str]:
-        """Label -> canonical text of every dependency of one symbol (``rule``: ``"precise"`` or ``"wide"``)."""
-
-    def fallback_reason(self, qualname: str) -> str:
-        """Why the precise rule fell back to the wide one for this symbol ('' when it did not)."""
-
-    def dependency_depths(self, qualname: str) -> dict[str, int]:
-        """Label -> distance from the symbol in the dependency graph (0: its own binding), precise rule."""
-
-
 def language_of(path: str) -> str | None:
-    """``"python"``, ``"rust"`` or None for a path the gate does not read."""
-    return LANGUAGES.get(os.path.splitext(path)[1])
+    """The name of the registered language that reads ``path`` (``"Python"``, ``"Rust"``), or None."""
+    found = language_for(path)
+    return None if found is None else found.name
 
 
 def analyse(source: str, path: str = "<snapshot>") -> SourceFile:
-    """Parse one file (its language from its suffix; Python when unknown).
+    """Parse one file with the language its suffix is registered to (:mod:`cvlib.notes.languages`).
+
+    A path without a suffix is read as :data:`~cvlib.notes.languages.DEFAULT_LANGUAGE` (Python).
 
     Raises
     ------
     UnparsableSource
-        If the source does not parse.
+        If the source does not parse, or (:class:`~cvlib.notes.languages.UnknownLanguage`)
+        its suffix belongs to no registered language.
     """
-    if language_of(path) == "rust":
-        return RustFile(source, path)
-    return _PythonRows(PythonFile(source, path))
-
-
-class _PythonRows:
-    """Adapts :class:`cvlib.notes.python.PythonFile` to :class:`SourceFile`."""
-
-    def __init__(self, parsed):
-        self.parsed = parsed
-        self.path = parsed.path
-
-    def rows(self) -> list[Symbol]:
-        lines = self.parsed.source.splitlines(keepends=True)
-        out = []
-        for s in self.parsed.symbols:
-            raw = "".join(lines[s.first_line - 1 : s.last_line])
-            out.append(Symbol(self.path, s.qualname, s.kind, sha256(raw), sha256(nameless(s.node, s.name)),
-                              s.last_line - s.first_line + 1, count_nodes(s.node)))
-        return out
-
-    def dependencies(self, qualname: str, rule: str = "precise") -> dict[str, str]:
-        return self.parsed.dependencies(qualname, rule)
-
-    def fallback_reason(self, qualname: str) -> str:
-        return self.parsed.fallback_reason(qualname)
-
-    def dependency_depths(self, qualname: str) -> dict[str, int]:
-        self.parsed.dependencies(qualname)
-        return dict(self.parsed.depths)
+    return analyser_for(path).analyse(source, path)
 
 
 def symbols(source: str, path: str = "<snapshot>") -> list[Symbol]:
@@ -210,10 +164,11 @@ def _read_file(full: Path, root: Path) -> str | Unreadable:
 
 
 def read_snapshot(root: str | os.PathLike[str]) -> dict[str, str | Unreadable]:
-    """Read every ``.py`` and ``.rs`` file under ``root``: POSIX relative path -> source text.
+    """Read every file of a registered language under ``root``: POSIX relative path -> source text.
 
-    Hidden directories (``.git``, ``.venv``, ...), ``__pycache__`` and a Cargo
-    ``target`` folder are skipped, and so are symlinked directories (no loop,
+    Hidden directories (``.git``, ``.venv``, ...), ``__pycache__`` and the
+    build folders languages name (a ``target`` folder beside ``Cargo.toml``)
+    are skipped, and so are symlinked directories (no loop,
     no escape). A file that cannot be read maps to an :class:`Unreadable`
     saying why. Keys come out sorted, so the same tree gives the same snapshot
     on every machine.
@@ -231,15 +186,16 @@ def read_snapshot(root: str | os.PathLike[str]) -> dict[str, str | Unreadable]:
     if not real_root.is_dir():
         raise NotesError(f"repository directory {str(root)!r} does not exist or is not a directory")
     snapshot: dict[str, str | Unreadable] = {}
+    build_folders = {pair for language in languages() for pair in language.build_folders}
     for dirpath, dirnames, filenames in os.walk(real_root, followlinks=False):
-        cargo = "Cargo.toml" in filenames
+        skipped = {folder for marker, folder in build_folders if marker in filenames}
         dirnames[:] = sorted(
             d for d in dirnames
-            if not d.startswith(".") and d != "__pycache__" and not (cargo and d == "target")
+            if not d.startswith(".") and d != "__pycache__" and d not in skipped
             and not os.path.islink(os.path.join(dirpath, d))
         )
         for filename in sorted(filenames):
-            if language_of(filename) is None:
+            if language_for(filename) is None:
                 continue
             full = Path(dirpath) / filename
             snapshot[full.relative_to(real_root).as_posix()] = _read_file(full, real_root)

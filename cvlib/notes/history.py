@@ -27,6 +27,7 @@ from cvlib.core.errors import ParameterError
 
 from .errors import NotesError
 from .gate import Anchor, AnchorStatus, SymbolIndex, anchor, classify, dependency_kind, twins_of
+from .languages import DEFAULT_LANGUAGE, language_for
 from .symbols import Symbol
 
 #: Columns every release-history table must have.
@@ -504,8 +505,14 @@ def class_step(replayed: pd.DataFrame, project: str, from_release: int, path: st
 
 
 def language(table: pd.DataFrame) -> str:
-    """``"Rust"`` when the table's files are ``.rs``, else ``"Python"``."""
-    return "Rust" if table["path"].str.endswith(".rs").all() else "Python"
+    """The registered language of the table's files (:mod:`cvlib.notes.languages`).
+
+    A table whose files are not all of one language (none is, in the
+    committed histories) counts as :data:`~cvlib.notes.languages.DEFAULT_LANGUAGE`.
+    """
+    found = {getattr(language_for(str(path)), "name", "") for path in table["path"].unique()}
+    only = found.pop() if len(found) == 1 else ""
+    return only or DEFAULT_LANGUAGE
 
 
 def _dependency_kind(label: str, own: str) -> str:

@@ -120,6 +120,8 @@ from dataclasses import dataclass, field
 from typing import Any, cast
 
 from .errors import NotesError, UnparsableSource
+from .languages import Language, register_language
+from .symbols import Symbol, sha256
 
 _FUNC_TYPES = (ast.FunctionDef, ast.AsyncFunctionDef)
 _DEF_TYPES = _FUNC_TYPES + (ast.ClassDef,)
@@ -2069,3 +2071,43 @@ def _method_fallback(method: ast.AST, module_functions: set[str]) -> str:
         if isinstance(sub, ast.Attribute) and sub.attr == "__dict__" and _refers_to_self(sub.value, first):
             return "vars(self) or self.__dict__"
     return ""
+
+
+class PythonRows:
+    """One parsed Python file as the gate reads any language's (:class:`cvlib.notes.languages.SourceFile`)."""
+
+    def __init__(self, parsed: PythonFile):
+        self.parsed = parsed
+        self.path = parsed.path
+
+    def rows(self) -> list[Symbol]:
+        """Every symbol of the file, hashed, in source order."""
+        lines = self.parsed.source.splitlines(keepends=True)
+        out = []
+        for s in self.parsed.symbols:
+            raw = "".join(lines[s.first_line - 1 : s.last_line])
+            out.append(Symbol(self.path, s.qualname, s.kind, sha256(raw), sha256(nameless(s.node, s.name)),
+                              s.last_line - s.first_line + 1, count_nodes(s.node)))
+        return out
+
+    def dependencies(self, qualname: str, rule: str = "precise") -> dict[str, str]:
+        """Label -> canonical text of every dependency of one symbol (:meth:`PythonFile.dependencies`)."""
+        return self.parsed.dependencies(qualname, rule)
+
+    def fallback_reason(self, qualname: str) -> str:
+        """Why the precise rule fell back to the wide one for this symbol ('' when it did not)."""
+        return self.parsed.fallback_reason(qualname)
+
+    def dependency_depths(self, qualname: str) -> dict[str, int]:
+        """Label -> distance from the symbol in the dependency graph (0: its own binding), precise rule."""
+        self.parsed.dependencies(qualname)
+        return dict(self.parsed.depths)
+
+
+def analyse_python(source: str, path: str = "<snapshot>") -> PythonRows:
+    """Parse one Python file for the gate; raises :class:`~cvlib.notes.errors.UnparsableSource` if it does not parse."""
+    return PythonRows(PythonFile(source, path))
+
+
+#: Python in the gate's registry of languages (:mod:`cvlib.notes.languages`): ``.py`` files, read with :mod:`ast`.
+LANGUAGE: Language = register_language(Language("Python", (".py",), analyse_python, FALLBACK_REASONS))

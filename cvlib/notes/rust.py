@@ -100,6 +100,7 @@ from functools import cache, lru_cache
 from typing import Any
 
 from .errors import LanguageUnavailable, NotesError, UnparsableSource
+from .languages import Language, register_language
 from .symbols import Symbol, sha256
 
 _COMMENTS = {"line_comment", "block_comment"}
@@ -1395,3 +1396,9 @@ def _use_bindings(node: Any, prefix: str) -> list[tuple[str, str]]:
     if kind == "use_list":
         return [b for child in node.named_children if child.type not in _COMMENTS for b in _use_bindings(child, prefix)]
     return []
+
+
+#: Rust in the gate's registry of languages (:mod:`cvlib.notes.languages`): ``.rs`` files, read with tree-sitter
+#: (loaded on the first file); a ``target`` folder beside ``Cargo.toml`` is build output and is not read.
+LANGUAGE: Language = register_language(
+    Language("Rust", (".rs",), RustFile, FALLBACK_REASONS, build_folders=(("Cargo.toml", "target"),)))

@@ -27,6 +27,7 @@ from cvlib.core.errors import ParameterError
 from . import audit as na
 from . import history as nh
 from . import trials as nt
+from .languages import DEFAULT_LANGUAGE, languages
 from .symbols import MIN_IDENTIFIABLE_NODES
 
 #: How the projects of the release histories are written.
@@ -83,6 +84,8 @@ def key(name: str) -> str:
 
 
 def _named(name: str) -> str:
+    if name not in PROJECT_NAMES and name in {language.name for language in languages()}:
+        return f"{name}, pooled"
     return PROJECT_NAMES.get(name, name)
 
 
@@ -203,19 +206,17 @@ def fallback_table(r: Replay) -> pd.DataFrame:
     DataFrame
         ``Language``, ``Reason`` and one column per project, counts; a last row ``all reasons``.
     """
-    from .python import FALLBACK_REASONS as PYTHON_REASONS
-    from .rust import FALLBACK_REASONS as RUST_REASONS
-
     frame = nh.fallbacks(r.replayed)
-    projects = [p for language in ("Python", "Rust") for p in r.languages.get(language, [])]
+    registered = languages()
+    projects = [p for language in registered for p in r.languages.get(language.name, [])]
     rows = []
-    for language, reasons in (("Python", PYTHON_REASONS), ("Rust", RUST_REASONS)):
-        members = r.languages.get(language, [])
+    for language in registered:
+        members = r.languages.get(language.name, [])
         if not members:
             continue
-        for reason in reasons:
+        for reason in language.fallback_reasons:
             mine = frame[(frame["reason"] == reason) & frame["project"].isin(members)].set_index("project")["note_steps"]
-            rows.append({"Language": language, "Reason": reason, **{_named(p): int(mine.get(p, 0)) for p in projects}})
+            rows.append({"Language": language.name, "Reason": reason, **{_named(p): int(mine.get(p, 0)) for p in projects}})
     out = pd.DataFrame(rows, columns=["Language", "Reason", *[_named(p) for p in projects]])
     total = {"Language": "", "Reason": "all reasons", **{_named(p): int(out[_named(p)].sum()) for p in projects}}
     return pd.concat([out, pd.DataFrame([total])], ignore_index=True)
@@ -370,10 +371,11 @@ def release_numbers(r: Replay, story: tuple[str, int, str, str] = ("flask", 0, "
     out["N_load_ratio_wide"] = out["N_all_load_ratio_wide"]
     out["N_load_target"] = (1.5, "ratio")
     out["N_load_ratio_within"] = ("within" if t.loc["all", "load_ratio"] <= 1.5 else "above", "text")
-    # fallbacks, per language (``N_fallback_*`` for Python, ``N_rust_fallback_*`` for Rust)
+    # fallbacks, per language (``N_fallback_*`` for Python, ``N_rust_fallback_*`` for Rust, and so on)
     all_fb = nh.fallbacks(r.replayed)
-    for language, prefix in (("Python", "N_fallback"), ("Rust", "N_rust_fallback")):
-        members = r.languages.get(language, [])
+    for lang in languages():
+        prefix = "N_fallback" if lang.name == DEFAULT_LANGUAGE else f"N_{key(lang.name)}_fallback"
+        members = r.languages.get(lang.name, [])
         if not members:
             continue
         fb = all_fb[all_fb["project"].isin(members)]
@@ -571,7 +573,7 @@ def expected_numbers(expected: pd.DataFrame, counts: pd.DataFrame, wrong_share: 
     out["N_exp_gate"] = (float(pooled.loc[("all", "GLM 5.2", "dependency-aware gate"), "stale_edits"]), "mean")
     out["N_true_withheld"] = (float(pooled.loc[("all", "GLM 5.2", "dependency-aware gate"), "true_withheld"]), "mean")
     out["N_true_withheld_symbol"] = (float(pooled.loc[("all", "GLM 5.2", "symbol-only gate"), "true_withheld"]), "mean")
-    for group in sorted(set(expected["project"]) & {"Python", "Rust"}):
+    for group in sorted(set(expected["project"]) & {language.name for language in languages()}):
         out[f"N_exp_symbol_gate_glm_{key(group)}"] = (
             float(pooled.loc[(group, "GLM 5.2", "symbol-only gate"), "stale_edits"]), "mean")
         out[f"N_true_withheld_{key(group)}"] = (
