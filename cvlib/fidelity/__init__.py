@@ -10,10 +10,12 @@ decay renderer beside the book's own variant), the chapter's Experiments A
 and B, their findings and a sensitivity sweep over every number the book
 chose. ``from cvlib import fidelity as fid``.
 
-This package computes; the chapters' tables, figures and glued numbers are
-drawn from what it returns by :mod:`cvlib.presentation.fidelity_tables`,
-:mod:`cvlib.presentation.fidelity_figures` and
-:mod:`cvlib.presentation.fidelity_glue`.
+This package computes and returns plain results; the chapters' tables,
+figures and glued numbers are drawn from them by
+:mod:`cvlib.presentation.fidelity_tables`,
+:mod:`cvlib.presentation.fidelity_figures` and each chapter's module,
+:mod:`cvlib.presentation.chapters.fidelity_experiment_a` and
+:mod:`~cvlib.presentation.chapters.fidelity_experiment_b`.
 
 Heavy libraries (numpy, pandas) are imported inside the functions that use
 them, so importing this package is light.

@@ -1,18 +1,19 @@
-"""The progressive-fidelity chapters' glued numbers, written the book's way.
+"""What the two progressive-fidelity chapters share in writing their glued numbers.
 
-:mod:`cvlib.fidelity.numbers` computes each value a chapter's prose names;
-this module says what kind of quantity each one is (:data:`KINDS`), writes it
-with :func:`cvlib.presentation.formatting.glue`, and writes a form's key as
-its display name, so a chapter glues all of its numbers in one call and holds
-no formatting of its own.
+:mod:`cvlib.fidelity` computes and returns plain results; each chapter's
+module (:mod:`cvlib.presentation.chapters.fidelity_experiment_a` and
+:mod:`~cvlib.presentation.chapters.fidelity_experiment_b`) picks out the
+values its prose names. This module holds what both need: what kind of
+quantity each value is (:data:`KINDS`) and :func:`glue_values`, which writes
+every value the book's way with :func:`cvlib.presentation.formatting.glue`,
+the verdicts of a findings table, and the book's choices the prose names.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from cvlib.fidelity.numbers import numbers_a, numbers_b, numbers_outcomes, numbers_params, verdicts
 from cvlib.presentation.fidelity_tables import label
 from cvlib.presentation.formatting import glue, glue_text
 
@@ -79,7 +80,7 @@ def glue_values(values: Mapping[str, object]) -> None:
     Parameters
     ----------
     values:
-        Glue name to value, as :mod:`cvlib.fidelity.numbers` returns them:
+        Glue name to value, as the chapters' modules return them:
         numbers are written by their kind in :data:`KINDS` (a count unless
         named there), text as it is, a form's key (:data:`FORM_KEYS`) as its
         display name.
@@ -97,61 +98,39 @@ def glue_values(values: Mapping[str, object]) -> None:
             glue(key, value, KINDS.get(key, "count"))
 
 
-def experiment_a_values(
-    a: pd.DataFrame,
-    reps: pd.DataFrame,
-    dominance: pd.DataFrame,
-    nominal: pd.DataFrame,
-    found: pd.DataFrame,
-    surv: pd.DataFrame,
-    sensitivity_seeds: Sequence[int],
-) -> dict[str, object]:
-    """Every number Experiment A's prose names: the experiment's, its verdicts, the sensitivity sweep's size, the book's choices.
-
-    Parameters
-    ----------
-    a, reps, dominance, nominal:
-        :func:`~cvlib.fidelity.experiments.sweep_a` rows and
-        :func:`~cvlib.fidelity.experiments.representation_sweep`'s three tables.
-    found, surv:
-        :func:`~cvlib.fidelity.findings.findings_a` and its
-        :func:`~cvlib.fidelity.sensitivity.survival`.
-    sensitivity_seeds:
-        The seeds of the sensitivity sweep.
-
-    Returns
-    -------
-    dict
-        Glue name to value (not yet glued: pass it to :func:`glue_values`).
-    """
-    values = numbers_a(a, reps, dominance, nominal)
-    values.update(verdicts("F_A_", found, surv))
-    values["F_A_SENS_SEEDS"] = len(sensitivity_seeds)
-    values.update(numbers_params())
-    return values
+def verdicts(prefix: str, findings: pd.DataFrame, survival: pd.DataFrame | None = None) -> dict[str, object]:
+    """Glue values for a findings table: ``{prefix}HOLDS_{KEY}`` ("holds"/"does not hold") and, with a survival table, ``{prefix}SURVIVES_{KEY}``."""
+    out: dict[str, object] = {}
+    for key, holds in zip(findings["key"], findings["holds"]):
+        out[f"{prefix}HOLDS_{key.upper()}"] = "holds" if holds else "does not hold"
+    if survival is not None:
+        for key, k, n, flips in zip(
+            survival["key"], survival["holds_under"], survival["variations"], survival["flips_under"]
+        ):
+            out[f"{prefix}SURVIVES_{key.upper()}"] = f"{int(k)} of {int(n)}"
+            out[f"{prefix}FLIPS_{key.upper()}"] = flips or "no variation"
+        robust = survival[survival["flips_under"] == ""]
+        out[f"{prefix}ROBUST"] = int(len(robust))
+        out[f"{prefix}FINDINGS"] = int(len(survival))
+        out[f"{prefix}VARIATIONS"] = int(survival["variations"].max()) if len(survival) else 0
+    return out
 
 
-def experiment_b_values(
-    sweep: pd.DataFrame, coupled: pd.DataFrame, found: pd.DataFrame, surv: pd.DataFrame, outcomes: pd.DataFrame
-) -> dict[str, object]:
-    """Every number Experiment B's closing sections name: the sweep's, its verdicts, the book's choices, the outcomes.
+def params_values() -> dict[str, object]:
+    """The book's choices that the chapters' prose names, as glue values (``F_P_...``)."""
+    from cvlib.fidelity.params import default
 
-    Parameters
-    ----------
-    sweep, coupled:
-        :func:`~cvlib.fidelity.experiments.sweep_b` at the defaults and with coupled importance.
-    found, surv:
-        :func:`~cvlib.fidelity.findings.findings_b` and its :func:`~cvlib.fidelity.sensitivity.survival`.
-    outcomes:
-        :func:`~cvlib.fidelity.findings.outcomes_that_count`.
-
-    Returns
-    -------
-    dict
-        Glue name to value (not yet glued: pass it to :func:`glue_values`).
-    """
-    values = numbers_b(sweep, coupled)
-    values.update(verdicts("F_B_", found, surv))
-    values.update(numbers_params())
-    values.update(numbers_outcomes(outcomes))
-    return values
+    grid = default("compaction_grid")
+    ages = default("age_thresholds")
+    return {
+        "F_P_COMPACT_RATIO": float(default("compact_ratio")),  # type: ignore[arg-type]
+        "F_P_GRID_N": len(grid),  # type: ignore[arg-type]
+        "F_P_GRID_MIN": float(min(grid)),  # type: ignore[type-var]
+        "F_P_GRID_MAX": float(max(grid)),  # type: ignore[type-var]
+        "F_P_AGE_THRESHOLDS": ", ".join(str(x) for x in ages),  # type: ignore[union-attr]
+        "F_P_RELATED_WEIGHT": int(default("related_weight")),  # type: ignore[arg-type]
+        "F_P_FOLD_EVERY": int(default("fold_every")),  # type: ignore[arg-type]
+        "F_P_DECLARED_FRACTION": float(default("declared_fraction")),  # type: ignore[arg-type]
+        "F_P_MC_FORCE": float(default("mc_force")),  # type: ignore[arg-type]
+        "F_P_MC_M1_CAP": float(default("mc_m1_cap")),  # type: ignore[arg-type]
+    }

@@ -1,23 +1,16 @@
-"""The chapters' apparatus in the fidelity package: the registry of choices, the glued numbers and the sensitivity sweep."""
+"""The chapters' apparatus in the fidelity package: the registry of choices, what a run shows (folds, probe outcomes) and the sensitivity sweep."""
 
 import pytest
 
 from cvlib.core.errors import ParameterError
 from cvlib.fidelity import (
-    cascade_dominance,
-    findings_b,
     generate_trajectory,
     make_policy,
-    migration_fixture,
-    nominal_order_failures,
-    representation_table,
     run_schedule,
     sensitivity_a,
     sensitivity_b,
     stored_forms,
     survival,
-    sweep_a,
-    sweep_b,
 )
 from cvlib.fidelity import numbers as N
 from cvlib.fidelity import params as P
@@ -36,33 +29,6 @@ def test_every_choice_names_its_owner_and_the_books_choices_have_alternatives():
         P.choice("nope")
     with pytest.raises(ParameterError, match="owner"):
         P.Choice("x", 1, "someone", "m")
-
-
-@pytest.fixture(scope="module")
-def small_runs():
-    a = sweep_a(seeds=[0], n_objects=5, budget_fractions=[0.1, 0.3, 1.0])
-    traj = generate_trajectory(0, n_objects=5)
-    reps = representation_table(traj)
-    b = sweep_b(seeds=[0], budget_fractions=[0.2, 0.5], n_turns=12, n_objects=5, n_probes=6)
-    coupled = sweep_b(seeds=[0], budget_fractions=[0.2, 0.5], n_turns=12, n_objects=5, n_probes=6, importance_mode="coupled")
-    return a, traj, reps, b, coupled
-
-
-def test_glued_numbers_are_plain_values(small_runs):
-    a, traj, reps, b, coupled = small_runs
-    na = N.numbers_a(a, reps, cascade_dominance(traj), nominal_order_failures(traj))
-    nb = N.numbers_b(b, coupled)
-    mig = representation_table(migration_fixture())
-    nm = N.numbers_migration(mig[mig.object_id == "migration"])
-    for d in (na, nb, nm):
-        assert all(k.startswith("F_") for k in d)
-        assert all(isinstance(v, (int, float, str)) and not isinstance(v, bool) for v in d.values())
-    # the keys the book's introduction cites
-    assert {"F_B_OA_ILLEGAL", "F_B_PRESSURE_ILLEGAL", "F_B_OA_FAILS", "F_B_PRESSURE_FAILS"} <= set(nb)
-    assert nb["F_B_OA_ILLEGAL"] == 0.0
-    assert na["F_A_CELLS"] == 3 and na["F_A_DOM_LINEAGE"] == 0.0
-    v = N.verdicts("F_B_", findings_b(b))
-    assert set(v.values()) <= {"holds", "does not hold"}
 
 
 def test_fold_helpers():

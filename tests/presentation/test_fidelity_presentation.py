@@ -12,9 +12,13 @@ import pytest  # noqa: E402
 from cvlib.core.errors import ParameterError  # noqa: E402
 from cvlib.fidelity import (  # noqa: E402
     POLICIES,
+    cascade_dominance,
     findings_a,
     findings_b,
+    generate_trajectory,
     migration_fixture,
+    nominal_order_failures,
+    object_forms,
     outcomes_that_count,
     representation_sweep,
     representation_table,
@@ -25,11 +29,12 @@ from cvlib.fidelity import (  # noqa: E402
     sweep_a,
     sweep_b,
 )
-from cvlib.fidelity import numbers as N  # noqa: E402
 from cvlib.presentation import fidelity_figures as F  # noqa: E402
 from cvlib.presentation import fidelity_glue as G  # noqa: E402
 from cvlib.presentation import fidelity_tables as T  # noqa: E402
 from cvlib.presentation import formatting, style  # noqa: E402
+from cvlib.presentation.chapters import fidelity_experiment_a as A  # noqa: E402
+from cvlib.presentation.chapters import fidelity_experiment_b as B  # noqa: E402
 from cvlib.presentation.tables import Table  # noqa: E402
 
 
@@ -38,7 +43,9 @@ def small_runs():
     a = sweep_a(seeds=[0], n_objects=5, budget_fractions=[0.1, 0.3, 1.0])
     reps, dom, nominal = representation_sweep([0], 5)
     b = sweep_b(seeds=[0], budget_fractions=[0.2, 0.5], n_turns=12, n_objects=5, n_probes=6)
-    coupled = sweep_b(seeds=[0], budget_fractions=[0.2, 0.5], n_turns=12, n_objects=5, n_probes=6, importance_mode="coupled")
+    coupled = sweep_b(
+        seeds=[0], budget_fractions=[0.2, 0.5], n_turns=12, n_objects=5, n_probes=6, importance_mode="coupled"
+    )
     return a, reps, dom, nominal, b, coupled
 
 
@@ -88,7 +95,9 @@ def test_every_chapter_table_renders_without_index_or_column_keys(small_runs):
         T.comparison_table(a, "tiered_from_source", "three_forms"),
         T.cost_by_condition(a),
         T.findings_table(found, surv),
-        T.findings_table(findings_a(a, dom), survival(sensitivity_a(seeds=[0], budget_fractions=[0.3], only=["pin_fraction"]))),
+        T.findings_table(
+            findings_a(a, dom), survival(sensitivity_a(seeds=[0], budget_fractions=[0.3], only=["pin_fraction"]))
+        ),
         T.policy_summary(b),
         T.failure_table(b),
         T.cost_table(b),
@@ -129,22 +138,36 @@ def test_figures_fail_clearly_on_a_table_without_the_columns_they_draw(small_run
 def test_glue_values_writes_each_kind_the_books_way(monkeypatch):
     glued: dict[str, str] = {}
     monkeypatch.setattr(formatting, "_glue_text", lambda key, text: glued.__setitem__(key, text))
-    G.glue_values({"F_B_OA_FAILS": 1.25, "F_B_OA_ILLEGAL": 0.04, "F_P_DECLARED_FRACTION": 0.5, "F_A_CELLS": 1200,
-                   "F_B_ALL_REPRODUCIBLE": "every", "F_B_MIG_FWF_FORM": "compact"})
-    assert glued == {"F_B_OA_FAILS": "1.25", "F_B_OA_ILLEGAL": "0.0", "F_P_DECLARED_FRACTION": "50%", "F_A_CELLS": "1,200",
-                     "F_B_ALL_REPRODUCIBLE": "every", "F_B_MIG_FWF_FORM": "extractive compaction"}
+    G.glue_values(
+        {
+            "F_B_OA_FAILS": 1.25,
+            "F_B_OA_ILLEGAL": 0.04,
+            "F_P_DECLARED_FRACTION": 0.5,
+            "F_A_CELLS": 1200,
+            "F_B_ALL_REPRODUCIBLE": "every",
+            "F_B_MIG_FWF_FORM": "compact",
+        }
+    )
+    assert glued == {
+        "F_B_OA_FAILS": "1.25",
+        "F_B_OA_ILLEGAL": "0.0",
+        "F_P_DECLARED_FRACTION": "50%",
+        "F_A_CELLS": "1,200",
+        "F_B_ALL_REPRODUCIBLE": "every",
+        "F_B_MIG_FWF_FORM": "extractive compaction",
+    }
 
 
 def test_the_chapters_value_sets_hold_everything_their_prose_names(small_runs):
     a, reps, dom, nominal, b, coupled = small_runs
     found_a = findings_a(a, dom)
     surv_a = survival(sensitivity_a(seeds=[0], budget_fractions=[0.3], only=["pin_fraction"]))
-    va = G.experiment_a_values(a, reps, dom, nominal, found_a, surv_a, [0, 1])
+    va = A.chapter_values(a, reps, dom, nominal, found_a, surv_a, [0, 1])
     assert va["F_A_SENS_SEEDS"] == 2 and "F_P_COMPACT_RATIO" in va and "F_A_CELLS" in va
     found_b = findings_b(b)
     surv_b = survival(sensitivity_b(seeds=[0], budget_fractions=[0.3], only=["lead"]))
     outcomes = outcomes_that_count(a, reps, b)
-    vb = G.experiment_b_values(b, coupled, found_b, surv_b, outcomes)
+    vb = B.chapter_values(b, coupled, found_b, surv_b, outcomes)
     counted = vb["F_B_OUTCOMES_PRODUCED"] + vb["F_B_OUTCOMES_NOT_PRODUCED"] + vb["F_B_OUTCOMES_UNTESTABLE"]
     assert counted == len(outcomes)
     assert vb["F_B_OUTCOME_FLAT"] == outcomes.loc[0, "result"]
@@ -156,11 +179,45 @@ def test_the_chapters_value_sets_hold_everything_their_prose_names(small_runs):
 
 def test_the_numbers_of_experiment_bs_episodes():
     df, runs = run_experiment_b(migration_fixture())
-    mig = N.numbers_migration_probes(runs)
+    mig = B.migration_probe_values(runs)
     assert mig["F_B_MIG_OA_T9"] == "passes" and mig["F_B_MIG_FWF_FORM"] in T.FORM_LABELS
     with pytest.raises(ParameterError, match="has no probe"):
-        N.numbers_migration_probes(runs, declared=99)
+        B.migration_probe_values(runs, declared=99)
     with pytest.raises(ParameterError, match="outside"):
-        N.numbers_quadrants(df, runs, turn=500)
+        B.quadrant_values(df, runs, turn=500)
     with pytest.raises(ParameterError, match="6 outcomes"):
-        N.numbers_outcomes(pd.DataFrame({"result": ["produced"]}))
+        B.outcome_values(pd.DataFrame({"result": ["produced"]}))
+
+
+def test_the_chapters_glued_numbers_are_plain_values():
+    a = sweep_a(seeds=[0], n_objects=5, budget_fractions=[0.1, 0.3, 1.0])
+    traj = generate_trajectory(0, n_objects=5)
+    reps = representation_table(traj)
+    b = sweep_b(seeds=[0], budget_fractions=[0.2, 0.5], n_turns=12, n_objects=5, n_probes=6)
+    coupled = sweep_b(
+        seeds=[0], budget_fractions=[0.2, 0.5], n_turns=12, n_objects=5, n_probes=6, importance_mode="coupled"
+    )
+    na = A.experiment_values(a, reps, cascade_dominance(traj), nominal_order_failures(traj))
+    nb = B.sweep_values(b, coupled)
+    mig = representation_table(migration_fixture())
+    nm = A.migration_values(mig[mig.object_id == "migration"])
+    for d in (na, nb, nm):
+        assert all(k.startswith("F_") for k in d)
+        assert all(isinstance(v, (int, float, str)) and not isinstance(v, bool) for v in d.values())
+    # the keys the book's introduction cites
+    assert {"F_B_OA_ILLEGAL", "F_B_PRESSURE_ILLEGAL", "F_B_OA_FAILS", "F_B_PRESSURE_FAILS"} <= set(nb)
+    assert nb["F_B_OA_ILLEGAL"] == 0.0
+    assert na["F_A_CELLS"] == 3 and na["F_A_DOM_LINEAGE"] == 0.0
+    v = G.verdicts("F_B_", findings_b(b))
+    assert set(v.values()) <= {"holds", "does not hold"}
+    with pytest.raises(ParameterError, match="lacks column"):
+        A.experiment_values(a.drop(columns=["feasible"]), reps, cascade_dominance(traj), nominal_order_failures(traj))
+
+
+def test_the_migrations_forms_are_printed_under_their_names(capsys):
+    forms = object_forms(migration_fixture().obj("migration"))
+    A.print_forms(forms, ["record"])
+    out = capsys.readouterr().out
+    assert out == f"--- {T.label('record')} ({forms['record'].tokens} tokens)\n{forms['record'].text}\n\n"
+    with pytest.raises(ParameterError, match=r"no form\(s\) \['nope'\]"):
+        A.print_forms(forms, ["record", "nope"])
