@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import pytest
 
 import cvlib as cv
-from cvlib.core import executors
+from cvlib.core import executors, registry
 from cvlib.core.errors import ParameterError
 from cvlib.core.events import Event, EventKind, ResourceEvent, SilentChange
 from cvlib.core.executors import (
@@ -127,7 +127,7 @@ def test_register_policy_refuses_a_taken_name_and_a_name_that_cannot_head_a_colu
 
 
 def test_a_registered_policy_runs_by_name(monkeypatch):
-    monkeypatch.setitem(executors._POLICIES, "cautious", Cautious())
+    monkeypatch.setitem(registry._POLICIES, "cautious", Cautious())
     run = cv.run_scenario("A", policies=["cautious", "baseline"])
     assert list(run.results) == ["cautious", "baseline"]
     assert run.results["cautious"].executor == "cautious"
@@ -143,8 +143,8 @@ def test_an_entry_point_announces_a_policy(monkeypatch):
     import importlib.metadata
 
     monkeypatch.setattr(importlib.metadata, "entry_points", lambda group: [Point()] if group == "cvlib.policies" else [])
-    monkeypatch.setattr(executors, "_ENTRY_POINTS_LOADED", False)
-    monkeypatch.setattr(executors, "_POLICIES", dict(executors._POLICIES))
+    monkeypatch.setattr(registry, "_ENTRY_POINTS_LOADED", False)
+    monkeypatch.setattr(registry, "_POLICIES", dict(registry._POLICIES))
     assert "cautious" in executors.executor_names()
     assert cv.run_scenario("A", policies=["cautious"]).results["cautious"].steps_used == 6
 
