@@ -38,6 +38,7 @@ Usage (``bash scripts/book.sh`` passes its arguments here)::
                                             # a notebooks/NAME.ipynb not yet in _toc.yml is added to it
     python book/build.py --spec FILE        # make book/chapters/NAME.ipynb from the spec file NAME.yaml,
                                             # add it to _toc.yml under "Your own experiments", build
+    python book/build.py --spec FILE --trust-code  # the same, for a spec file naming module:attribute executors
     python book/build.py --no-execute       # build the HTML from the committed executed notebooks
     python book/build.py --no-build         # execute only
     python book/build.py --jobs 1           # one notebook at a time (default: one per core, at most 4)
@@ -66,6 +67,12 @@ NOTEBOOKS = ROOT / "notebooks"
 CHAPTERS = ROOT / "book" / "chapters"
 TOC = ROOT / "_toc.yml"
 LOGS = ROOT / "_build" / "logs"
+#: What ran, when, for how long and with which versions: read by the execution-statistics page
+#: (book/_ext/execution_statistics.py). Under _build/, so a build never dirties the checkout.
+STATISTICS = ROOT / "_build" / "execution" / "statistics.json"
+#: Software whose versions the execution-statistics page lists.
+_RECORDED_PACKAGES = ("cvlib", "papermill", "nbclient", "ipykernel", "jupyter-book", "myst-nb", "sphinx", "numpy",
+                      "pandas", "matplotlib", "dask")
 SPEC_SOURCE = NOTEBOOKS / "spec_page.ipynb"
 KERNEL = "python3"
 #: The part of the table of contents that --spec and new --only pages are added to.
@@ -196,8 +203,8 @@ def spec_of(chapter: Path) -> str | None:
     return meta.get("cvbook", {}).get("spec")
 
 
-def job_for(name: str) -> Job:
-    """How chapter NAME is made: from notebooks/NAME.ipynb, or from its spec file."""
+def job_for(name: str, trust_code: bool = False) -> Job:
+    """How chapter NAME is made: from notebooks/NAME.ipynb, or from its spec file (``trust_code``: see spec_job)."""
     source = NOTEBOOKS / f"{name}.ipynb"
     if source.is_file() and source != SPEC_SOURCE:
         return Job(name, source)
@@ -209,21 +216,21 @@ def job_for(name: str) -> Job:
                 f"book/chapters/{name}.ipynb was made from the spec file {spec}, which is gone; restore it, "
                 f"or remove the page (delete book/chapters/{name}.ipynb and its line in _toc.yml)"
             )
-        return Job(name, SPEC_SOURCE, {"spec": spec}, spec)
+        return Job(name, SPEC_SOURCE, {"spec": spec, **({"trust_code": True} if trust_code else {})}, spec)
     raise BuildError(
         f"_toc.yml lists {CHAPTER_PREFIX}{name}, but there is no notebooks/{name}.ipynb and "
         f"book/chapters/{name}.ipynb was not made from a spec file"
     )
 
 
-def jobs_for_only(names: Iterable[str]) -> tuple[list[Job], list[str]]:
+def jobs_for_only(names: Iterable[str], trust_code: bool = False) -> tuple[list[Job], list[str]]:
     """The jobs ``--only`` asks for, and the names among them that are new to the table of contents."""
     listed = toc_chapters()
     jobs, new = [], []
     for raw in names:
         name = Path(raw[:-6] if raw.endswith(".ipynb") else raw).name
         if name in listed:
-            jobs.append(job_for(name))
+            jobs.append(job_for(name, trust_code))
         elif (NOTEBOOKS / f"{name}.ipynb").is_file() and NOTEBOOKS / f"{name}.ipynb" != SPEC_SOURCE:
             jobs.append(Job(name, NOTEBOOKS / f"{name}.ipynb"))
             new.append(name)
@@ -249,8 +256,12 @@ def resolve_spec_arg(arg: str) -> Path:
     return candidates[0].resolve()
 
 
-def spec_job(arg: str) -> Job:
-    """The job that makes a page from the spec file ``arg``, after checking the file and the page's name."""
+def spec_job(arg: str, trust_code: bool = False) -> Job:
+    """The job that makes a page from the spec file ``arg``, after checking the file and the page's name.
+
+    ``trust_code`` (``--trust-code``) lets the file's ``policies:`` name ``module:attribute`` executors, which
+    imports their code; without it a spec file is data and names registered executors only.
+    """
     from cvlib.core.errors import CvlibError
     from cvlib.presentation.spec_page import load_spec_page
 
@@ -261,7 +272,7 @@ def spec_job(arg: str) -> Job:
             "or from the folder you ran the command in)"
         )
     try:
-        page = load_spec_page(path, root=ROOT)
+        page = load_spec_page(path, root=ROOT, trust_code=trust_code)
     except CvlibError as err:
         raise BuildError(f"--spec {arg}: {err}") from None
     name = page.name
@@ -280,7 +291,7 @@ def spec_job(arg: str) -> Job:
                 f"--spec {arg}: a page called {name!r} already exists, made from {made_from}; rename the spec file, "
                 f"or remove that page (delete book/chapters/{name}.ipynb and its line in _toc.yml)"
             )
-    return Job(name, SPEC_SOURCE, {"spec": page.shown_path}, page.shown_path)
+    return Job(name, SPEC_SOURCE, {"spec": page.shown_path, **({"trust_code": True} if trust_code else {})}, page.shown_path)
 
 
 # -- labels ---------------------------------------------------------------------------------
@@ -291,16 +302,16 @@ def label_for(name: str) -> str:
     return name.lower().replace("_", "-")
 
 
-def spec_title_cell(spec: str) -> str:
+def spec_title_cell(spec: str, trust_code: bool = False) -> str:
     """A spec page's first cell: its label, the spec file's title and description, and where it came from."""
     from cvlib.presentation.spec_page import load_spec_page
 
-    page = load_spec_page(spec, root=ROOT)
+    page = load_spec_page(spec, root=ROOT, trust_code=trust_code)
     parts = [f"({label_for(page.name)})=\n# {page.title}"]
     if page.description:
         parts.append(page.description)
     parts.append(
-        f"*This page is made from the spec file `{page.shown_path}` by `bash scripts/book.sh --spec {page.shell_path}`; "
+        f"*This page is made from the spec file `{page.shown_path}` by `bash scripts/book.sh --spec {page.shell_path}{' --trust-code' if trust_code else ''}`; "
         "edit the file and run that command again to update it. "
         "{doc}`/book/spec_format` lists every key a spec file can hold.*"
     )
@@ -332,7 +343,7 @@ def expected_source(job: Job) -> Any:
 
     nb = apply_label_rule(nbformat.read(job.source, as_version=4), job.name)
     if job.spec is not None:
-        nb.cells[0].source = spec_title_cell(job.spec)
+        nb.cells[0].source = spec_title_cell(job.spec, bool(job.parameters.get("trust_code")))
     return nb
 
 
@@ -466,7 +477,7 @@ def execute(
         ) from None
     apply_label_rule(executed, job.name)
     if job.spec is not None:
-        executed.cells[0].source = spec_title_cell(job.spec)
+        executed.cells[0].source = spec_title_cell(job.spec, bool(job.parameters.get("trust_code")))
         executed.metadata["cvbook"] = {"spec": job.spec}
     nbformat.validate(executed)
     write_atomic(dest, nbformat.writes(clean(executed)) + "\n")
@@ -506,18 +517,56 @@ def execute_all(jobs: list[Job], workers: int, verbose: bool = False) -> float:
     ) as pool:
         futures = {pool.submit(_run_job, job): job for job in jobs}
         failures = []
+        times: dict[str, float | None] = {}
         for done, future in enumerate(concurrent.futures.as_completed(futures), 1):
             job = futures[future]
             try:
                 seconds = future.result()
             except BuildError as err:
                 failures.append(str(err))
+                times[job.name] = None
                 print(f"  [{done:>{len(str(total))}}/{total}] {job.name:<{width}}  FAILED", flush=True)
                 continue
+            times[job.name] = seconds
             print(f"  [{done:>{len(str(total))}}/{total}] {job.name:<{width}}  {seconds:5.1f} s", flush=True)
+    record_execution(times, workers)
     if failures:
         raise BuildError("\n".join(failures))
     return time.perf_counter() - started
+
+
+def record_execution(times: Mapping[str, float | None], workers: int, path: Path = STATISTICS) -> None:
+    """Add this run's chapters to the execution record (seconds, or None for a chapter that failed).
+
+    Chapters executed by an earlier run (``--only`` runs some of them) keep
+    their entries, each pointing at the run that made it; only the runs still
+    pointed at are kept.
+    """
+    import json
+    import platform
+    from datetime import datetime, timezone
+    from importlib import metadata
+
+    def version(name: str) -> str:
+        try:
+            return metadata.version(name)
+        except metadata.PackageNotFoundError:
+            return "not installed"
+
+    now = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M")
+    try:
+        record = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        record = {}
+    chapters = record.get("chapters", {})
+    for name, seconds in times.items():
+        chapters[name] = {"seconds": round(seconds or 0.0, 1), "finished": now, "run": now,
+                          "status": "ok" if seconds is not None else "failed"}
+    runs = {k: v for k, v in record.get("runs", {}).items() if any(c.get("run") == k for c in chapters.values())}
+    runs[now] = {"notebooks": len(times), "jobs": workers, "environment": {
+        "python": platform.python_version(), "platform": f"{platform.system()} {platform.machine()}",
+        "cores": os.cpu_count(), "packages": {name: version(name) for name in _RECORDED_PACKAGES}}}
+    write_atomic(path, json.dumps({"chapters": chapters, "runs": runs}, indent=1, sort_keys=True) + "\n")
 
 
 # -- building --------------------------------------------------------------------------------
@@ -593,6 +642,11 @@ def main(argv: list[str] | None = None) -> int:
         help="make the page book/chapters/NAME.ipynb from the spec file NAME.yaml (path absolute, or relative to the "
         f"repository root), add it to _toc.yml under '{OWN_PART}' (once), and build",
     )
+    parser.add_argument(
+        "--trust-code", action="store_true",
+        help="let spec files name module:attribute executors, importing their code (a spec file is data: without "
+        "this it names registered executors only)",
+    )
     parser.add_argument("--no-execute", action="store_true", help="build HTML from the committed executed notebooks")
     parser.add_argument("--no-build", action="store_true", help="execute notebooks but do not build HTML")
     parser.add_argument(
@@ -616,12 +670,12 @@ def main(argv: list[str] | None = None) -> int:
         new: list[str] = []
         if not args.no_execute:
             if args.spec or args.only:
-                only_jobs, new = jobs_for_only(args.only or [])
-                spec_jobs = [spec_job(arg) for arg in args.spec or []]
+                only_jobs, new = jobs_for_only(args.only or [], args.trust_code)
+                spec_jobs = [spec_job(arg, args.trust_code) for arg in args.spec or []]
                 jobs = only_jobs + spec_jobs
                 new += [job.name for job in spec_jobs if f"{CHAPTER_PREFIX}{job.name}" not in toc_files()]
             else:
-                jobs = [job_for(name) for name in toc_chapters()]
+                jobs = [job_for(name, args.trust_code) for name in toc_chapters()]
             if not jobs:
                 raise BuildError("_toc.yml names no chapters under book/chapters/")
             names = [job.name for job in jobs]

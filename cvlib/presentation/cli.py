@@ -332,10 +332,16 @@ def _text_table(rows: list[dict[str, Any]], keys: tuple[str, ...]) -> str:
 @main.command("spec")
 @click.argument("path", type=click.Path(exists=True, dir_okay=False))
 @click.option("--json", "as_json", is_flag=True, help="Print the run as JSON instead of a table.")
+@click.option(
+    "--trust-code",
+    is_flag=True,
+    help="Let the file's policies name module:attribute executors, importing their code "
+    "(a spec file is data: without this it names registered executors only).",
+)
 @_policy_option
 @_max_steps_option
 @_debug_option
-def spec(path: str, as_json: bool, policy_names: tuple[str, ...], max_steps: int | None) -> None:
+def spec(path: str, as_json: bool, trust_code: bool, policy_names: tuple[str, ...], max_steps: int | None) -> None:
     """Run the scenario described by the spec file PATH (YAML or JSON).
 
     A spec file is one mapping with the keys: name (required); title and
@@ -349,7 +355,8 @@ def spec(path: str, as_json: bool, policy_names: tuple[str, ...], max_steps: int
     resource_events (a list of tick, resource and up, false for an outage);
     rules (execution rules: recovery, budget_rule, verification, verify_policy,
     prior_change, ttl, ttl_refresh, checker, launder); at_risk; budget (null
-    computes it); and policies (the executors to compare; --policy overrides it).
+    computes it); and policies (registered executors to compare; --policy
+    overrides it, and --trust-code lets it name module:attribute ones).
 
     Examples: data/scenarios/two_suppliers.yaml (a page of the book) and
     data/scenarios/warehouse_outage.yaml (rules and an outage). The book page "The spec file
@@ -360,7 +367,7 @@ def spec(path: str, as_json: bool, policy_names: tuple[str, ...], max_steps: int
 
     chosen = _chosen(policy_names)
     with size_limits(steps=max_steps):
-        result = run_spec(path, policies=chosen)
+        result = run_spec(path, policies=chosen, trust_code=trust_code)
     if as_json:
         click.echo(json.dumps(result.to_dict(), indent=2, sort_keys=True, default=str))
         return

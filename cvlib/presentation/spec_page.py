@@ -118,7 +118,12 @@ def resolve_spec_path(spec: str | Path, root: Path | None = None) -> tuple[Path,
 
 
 def load_spec_page(
-    spec: str | Path, budget: int | None = None, root: Path | None = None, policies: Sequence[str] | None = None
+    spec: str | Path,
+    budget: int | None = None,
+    root: Path | None = None,
+    policies: Sequence[str] | None = None,
+    *,
+    trust_code: bool = False,
 ) -> SpecPage:
     """Read a spec file for its page (a ``budget`` other than None replaces the file's budget).
 
@@ -133,6 +138,10 @@ def load_spec_page(
     policies:
         Executors to compare instead of the spec's ``policies:``; either way
         the article's two come first and the others follow, in order.
+    trust_code:
+        Let the spec file's ``policies:`` name ``module:attribute`` references,
+        which import that module (``bash scripts/book.sh --spec FILE --trust-code``);
+        off, the file may name registered executors only, and opening it runs no code.
 
     Returns
     -------
@@ -141,11 +150,11 @@ def load_spec_page(
     """
     path, shown = resolve_spec_path(spec, root)
     raw = read_spec(path)
-    setup = setup_from_spec(raw, source=shown)
+    setup = setup_from_spec(raw, source=shown, trust_code=trust_code)
     if budget is not None:
         setup = replace(setup, budget=budget)
     title, description = page_text(raw)
-    asked = list(policies) if policies is not None else spec_policies(raw, shown) or []
+    asked = list(policies) if policies is not None else spec_policies(raw, shown, trust_code=trust_code) or []
     resolve_policies(asked or None)  # a bad name fails here, in one line
     chosen = (*ARTICLE_POLICIES, *(p for p in asked if p not in ARTICLE_POLICIES))
     return SpecPage(path, shown, page_name(path), title, description, setup, chosen)

@@ -30,8 +30,12 @@ A spec is a YAML or JSON mapping::
 
 The plan's ``generator`` is one of :data:`PLAN_GENERATORS`: every plan family
 of the library, the article's three, the random families and a random plan.
-``policies`` takes registered names or ``module:attribute`` references (which
-import that module); left out, the article's two run.
+``policies`` takes registered executor names (the registry, and the entry
+points of installed packages); left out, the article's two run. A spec file is
+data, and opening data must not run code: a ``module:attribute`` reference,
+which would import that module, is refused before anything is imported unless
+the caller opts in (``cvlib spec FILE --trust-code``,
+``load_spec(FILE, trust_code=True)``, ``bash scripts/book.sh --spec FILE --trust-code``).
 
 Every error names the file, the entry and what was expected. The book page
 "The spec file format" (``book/spec_format.md``) documents every key, and
@@ -70,6 +74,10 @@ DEFAULT_MAX_SPEC_BYTES = 1 << 20
 MAX_SPEC_BYTES_ENV = "CVLIB_MAX_SPEC_BYTES"
 #: Longest error message a spec error carries; a hostile file's values are cut, not echoed whole.
 _MAX_MESSAGE = 600
+#: How a caller who trusts a spec file lets its ``module:attribute`` references run, named in the refusal.
+TRUST_CODE_HINT = (
+    "cvlib spec FILE --trust-code, load_spec(FILE, trust_code=True) or bash scripts/book.sh --spec FILE --trust-code"
+)
 
 
 def random_plan(family: str, seed: int = 0, max_steps: int = 60) -> PlanGraph:
@@ -252,7 +260,7 @@ def read_spec(path: str | Path, *, max_bytes: int | None = None) -> dict[str, An
     return dict(data)
 
 
-def setup_from_spec(spec: Mapping[str, Any], source: str = "spec") -> ScenarioSetup:
+def setup_from_spec(spec: Mapping[str, Any], source: str = "spec", *, trust_code: bool = False) -> ScenarioSetup:
     """Build a scenario setup from a parsed spec mapping.
 
     Parameters
@@ -261,6 +269,10 @@ def setup_from_spec(spec: Mapping[str, Any], source: str = "spec") -> ScenarioSe
         What :func:`read_spec` returned.
     source : str
         Where it came from, named in every error.
+    trust_code : bool
+        Let the spec's ``policies:`` name ``module:attribute`` references, which
+        import (run) that module. Off by default: a spec file is data, possibly
+        someone else's, and only registered executors are accepted from it.
 
     Returns
     -------
@@ -274,7 +286,7 @@ def setup_from_spec(spec: Mapping[str, Any], source: str = "spec") -> ScenarioSe
         return SpecError(text)
 
     try:
-        return _setup(spec, fail)
+        return _setup(spec, fail, trust_code)
     except SpecError:
         raise
     except CvlibError as err:  # a check below the spec's own (a fact, an event, the plan) says what is wrong
@@ -283,7 +295,7 @@ def setup_from_spec(spec: Mapping[str, Any], source: str = "spec") -> ScenarioSe
         raise fail("a value is nested too deeply") from None
 
 
-def _setup(spec: Mapping[str, Any], fail: Any) -> ScenarioSetup:
+def _setup(spec: Mapping[str, Any], fail: Any, trust_code: bool) -> ScenarioSetup:
     if not isinstance(spec, Mapping):
         raise fail(f"a spec is a mapping, got {type(spec).__name__}")
 
@@ -328,7 +340,7 @@ def _setup(spec: Mapping[str, Any], fail: Any) -> ScenarioSetup:
     if at_risk not in plan.facts:
         raise fail(f"'at_risk' fact {shown(at_risk)} is not required by any step; the plan requires {sorted(plan.facts)}")
 
-    _policies(spec.get("policies"), fail)  # checked now, so a bad name fails before anything runs
+    _policies(spec.get("policies"), fail, trust_code)  # checked now, so a bad name fails before anything runs
 
     budget = spec.get("budget")
     if budget is None:
@@ -352,7 +364,7 @@ def _setup(spec: Mapping[str, Any], fail: Any) -> ScenarioSetup:
     )
 
 
-def load_spec(path: str | Path, *, max_bytes: int | None = None) -> ScenarioSetup:
+def load_spec(path: str | Path, *, max_bytes: int | None = None, trust_code: bool = False) -> ScenarioSetup:
     """Read and validate a spec file into a runnable :class:`~cvlib.scenarios.setup.ScenarioSetup`.
 
     Parameters
@@ -361,16 +373,19 @@ def load_spec(path: str | Path, *, max_bytes: int | None = None) -> ScenarioSetu
         The spec file.
     max_bytes : int or None
         Largest file accepted (see :func:`read_spec`).
+    trust_code : bool
+        Accept ``module:attribute`` references under ``policies:`` (importing
+        them); see :func:`setup_from_spec`.
 
     Returns
     -------
     ScenarioSetup
     """
-    return setup_from_spec(read_spec(path, max_bytes=max_bytes), source=str(path))
+    return setup_from_spec(read_spec(path, max_bytes=max_bytes), source=str(path), trust_code=trust_code)
 
 
-def spec_policies(spec: Mapping[str, Any], source: str = "spec") -> list[str] | None:
-    """The executors a parsed spec asks for under ``policies:`` (names or ``module:attribute``), or None.
+def spec_policies(spec: Mapping[str, Any], source: str = "spec", *, trust_code: bool = False) -> list[str] | None:
+    """The executors a parsed spec asks for under ``policies:`` (registered names), or None.
 
     Parameters
     ----------
@@ -378,6 +393,8 @@ def spec_policies(spec: Mapping[str, Any], source: str = "spec") -> list[str] | 
         What :func:`read_spec` returned.
     source : str
         Where it came from, named in an error.
+    trust_code : bool
+        Accept ``module:attribute`` references too (importing them); see :func:`setup_from_spec`.
 
     Returns
     -------
@@ -388,14 +405,39 @@ def spec_policies(spec: Mapping[str, Any], source: str = "spec") -> list[str] | 
     def fail(message: str) -> SpecError:
         return SpecError(f"{source}: {message}")
 
-    return _policies(spec.get("policies") if isinstance(spec, Mapping) else None, fail)
+    return _policies(spec.get("policies") if isinstance(spec, Mapping) else None, fail, trust_code)
 
 
-def _policies(raw: Any, fail: Any) -> list[str] | None:
+def is_code_reference(name: str) -> bool:
+    """Whether an executor's name is a ``module:attribute`` reference, which imports code when resolved.
+
+    The same test :func:`~cvlib.core.executors.resolve_policy` applies, made
+    on the text alone, so a data file's references are refused before the
+    registry would import anything.
+
+    Parameters
+    ----------
+    name : str
+        An executor as a spec file names it.
+
+    Returns
+    -------
+    bool
+    """
+    return ":" in name
+
+
+def _policies(raw: Any, fail: Any, trust_code: bool = False) -> list[str] | None:
     if raw is None:
         return None
     if not isinstance(raw, list) or not raw or not all(isinstance(p, str) and p for p in raw):
-        raise fail(f"'policies' must be a non-empty list of executor names (or module:attribute), got {shown(raw)}")
+        raise fail(f"'policies' must be a non-empty list of executor names, got {shown(raw)}")
+    references = [p for p in raw if is_code_reference(p)]
+    if references and not trust_code:
+        raise fail(
+            f"policies: {shown(references[0])} is a module:attribute reference, which would run that module's code; "
+            f"a spec file names registered executors only (cvlib policies). To trust this file: {TRUST_CODE_HINT}"
+        )
     try:
         resolve_policies(raw)
     except CvlibError as err:
@@ -404,7 +446,11 @@ def _policies(raw: Any, fail: Any) -> list[str] | None:
 
 
 def run_spec(
-    path: str | Path, *, max_bytes: int | None = None, policies: Iterable[PolicyLike] | None = None
+    path: str | Path,
+    *,
+    max_bytes: int | None = None,
+    policies: Iterable[PolicyLike] | None = None,
+    trust_code: bool = False,
 ) -> ScenarioRun:
     """Load a spec file and run it on the executors it names (``policies:``), by default the article's two.
 
@@ -415,15 +461,20 @@ def run_spec(
     max_bytes : int or None
         Largest file accepted (see :func:`read_spec`).
     policies : list of (str or ~cvlib.core.executors.Policy), optional
-        The executors, in order, instead of the spec's own ``policies:``.
+        The executors, in order, instead of the spec's own ``policies:``
+        (the caller's own choice, so ``module:attribute`` works here).
+    trust_code : bool
+        Accept ``module:attribute`` references in the file's ``policies:``
+        (importing them); see :func:`setup_from_spec`.
 
     Returns
     -------
     ScenarioRun
     """
     spec = read_spec(path, max_bytes=max_bytes)
-    setup = setup_from_spec(spec, source=str(path))
-    return setup.run(policies=policies if policies is not None else spec_policies(spec, str(path)))
+    setup = setup_from_spec(spec, source=str(path), trust_code=trust_code)
+    chosen = policies if policies is not None else spec_policies(spec, str(path), trust_code=trust_code)
+    return setup.run(policies=chosen)
 
 
 def _unknown_keys(entry: Mapping[Any, Any], allowed: set[str]) -> str:

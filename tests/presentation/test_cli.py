@@ -158,3 +158,48 @@ def test_help_and_version(runner):
     assert invoke(runner, "--help").exit_code == 0
     version = invoke(runner, "--version")
     assert version.exit_code == 0 and cv.__version__ in version.stdout
+
+
+MARKING_POLICY = """
+import pathlib
+from dataclasses import dataclass
+
+pathlib.Path(__file__).with_name("imported.txt").write_text("ran", encoding="utf-8")
+
+
+@dataclass(frozen=True)
+class Marked:
+    name: str = "marked"
+
+    def watched_states(self, rules):
+        return frozenset()
+
+    def watches_health(self, rules):
+        return False
+
+    def check(self, view, run, position, closure):
+        return None
+"""
+
+
+def test_spec_command_refuses_code_in_a_spec_file_unless_trusted(tmp_path):
+    """A spec file naming module:attribute beside it (the current folder is importable) runs nothing without --trust-code."""
+    import subprocess
+    import sys
+
+    (tmp_path / "evil_mod.py").write_text(MARKING_POLICY, encoding="utf-8")
+    (tmp_path / "s.yaml").write_text(
+        "name: sent to you\nfacts: [{id: F1, value: 420}]\nplan: {generator: chain, params: {depth: 4}}\n"
+        "events: [{tick: 1, fact: F1, kind: replace, new_value: 610}]\npolicies: [baseline, 'evil_mod:Marked']\n",
+        encoding="utf-8",
+    )
+    command = [sys.executable, "-m", "cvlib.presentation.cli", "spec", "s.yaml"]
+    refused = subprocess.run(command, capture_output=True, text=True, cwd=tmp_path, check=False)
+    assert refused.returncode == 1 and refused.stdout == ""
+    assert refused.stderr.count("\n") == 1 and refused.stderr.startswith("error: s.yaml: policies: 'evil_mod:Marked'")
+    assert "cvlib spec FILE --trust-code" in refused.stderr
+    assert not (tmp_path / "imported.txt").exists()
+    trusted = subprocess.run([*command, "--trust-code"], capture_output=True, text=True, cwd=tmp_path, check=False)
+    assert trusted.returncode == 0, trusted.stderr
+    assert trusted.stdout.splitlines()[1].split() == ["baseline", "marked"]
+    assert (tmp_path / "imported.txt").read_text(encoding="utf-8") == "ran"

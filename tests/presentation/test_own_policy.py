@@ -93,14 +93,16 @@ def test_on_a_spec_page(module):
         f"policies: ['{REF}']\n",
         encoding="utf-8",
     )
-    page = sp.load_spec_page(spec)
+    with pytest.raises(cv.SpecError, match="--trust-code"):  # a spec file is data: naming code needs an opt-in
+        sp.load_spec_page(spec)
+    page = sp.load_spec_page(spec, trust_code=True)
     assert page.policies == ("baseline", "validity_aware", REF)
     run = page.setup.run(policies=page.policies)
     assert "Skittish used" in sp.findings(run)["S_other_executors"]
     table = sp.outcomes_by_budget(page.setup, policies=page.policies)
     assert sp.budget_columns(table)["skittish_completed"] == "Skittish completes"
     assert "Skittish completes" in sp.budget_words(table)
-    assert cv.run_spec(spec).policies == ["skittish"]  # run alone, the spec's list is the list
+    assert cv.run_spec(spec, trust_code=True).policies == ["skittish"]  # run alone, the spec's list is the list
 
 
 def test_the_spec_page_notebook_shows_it(module):
@@ -114,7 +116,7 @@ def test_the_spec_page_notebook_shows_it(module):
         encoding="utf-8",
     )
     out = module / "page.ipynb"
-    papermill.execute_notebook(str(ROOT / "notebooks" / "spec_page.ipynb"), str(out), parameters={"spec": str(spec)},
+    papermill.execute_notebook(str(ROOT / "notebooks" / "spec_page.ipynb"), str(out), parameters={"spec": str(spec), "trust_code": True},
                                cwd=str(ROOT / "notebooks"), progress_bar=False, kernel_name="python3")
     text = out.read_text(encoding="utf-8")
     assert "Skittish completes" in text and "Skittish used" in text
@@ -126,3 +128,38 @@ def test_a_page_with_only_the_article_executors_says_so():
 
     run = cv.run_scenario("A")
     assert sp.other_executors_words(run) == "No executor beyond the article's two ran on this page."
+
+
+def _build_module(monkeypatch):
+    import importlib.util
+
+    loader = importlib.util.spec_from_file_location("cvbook_build_for_trust", ROOT / "book" / "build.py")
+    build = importlib.util.module_from_spec(loader)
+    monkeypatch.setitem(sys.modules, "cvbook_build_for_trust", build)  # its dataclasses look themselves up there
+    loader.loader.exec_module(build)
+    return build
+
+
+def test_book_build_passes_trust_code_through_to_the_spec_page(module, monkeypatch, capsys):
+    """``book/build.py --spec FILE --trust-code`` hands the flag to the page's notebook; without it, one refusal line."""
+    spec = module / "skittish_spec.yaml"
+    spec.write_text(
+        "name: skittish-demo\nfacts:\n  - {id: F1, value: 420}\nplan: {generator: chain, params: {depth: 3}}\n"
+        "events:\n  - {tick: 1, fact: F1, kind: ambiguous, ground_truth_changed: false}\n"
+        f"policies: ['{REF}']\n",
+        encoding="utf-8",
+    )
+    build = _build_module(monkeypatch)
+    ran = []
+    monkeypatch.setattr(build, "execute_all", lambda jobs, *a, **k: ran.extend(jobs) or 0.0)
+    monkeypatch.setattr(build, "check_labels", lambda *a, **k: None)
+    monkeypatch.setattr(build, "add_to_toc", lambda name: False)
+    assert build.main(["--spec", str(spec), "--no-build"]) == 1
+    refused = capsys.readouterr().err.strip()
+    assert "--trust-code" in refused and refused.count("\n") == 0 and not ran
+    assert "skittish_policy" not in sys.modules  # refused before anything was imported
+    assert build.main(["--spec", str(spec), "--trust-code", "--no-build"]) == 0
+    (job,) = ran
+    assert job.parameters == {"spec": str(spec), "trust_code": True}
+    assert "--trust-code" in build.expected_source(job).cells[0].source  # the page says how it was made
+    assert build.job_for("two_suppliers").parameters == {"spec": "data/scenarios/two_suppliers.yaml"}

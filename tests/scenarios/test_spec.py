@@ -348,3 +348,86 @@ def test_the_warehouse_outage_example_uses_rules_and_an_outage():
     # Without the outage nothing goes wrong for either executor.
     calm = replace(setup, resource_events=()).run()
     assert calm.baseline.pre_failure_work == calm.validity_aware.pre_failure_work == 0
+
+
+# -- data never runs code ------------------------------------------------------------------------------
+
+#: A policy module that leaves a mark when it is imported, as a hostile one would do anything else.
+MARKING_MODULE = '''
+import pathlib
+
+pathlib.Path(__file__).with_name("imported.txt").write_text("ran", encoding="utf-8")
+
+
+class Marked:
+    name = "marked"
+
+    def watched_states(self, rules):
+        return frozenset()
+
+    def watches_health(self, rules):
+        return False
+
+    def check(self, view, run, position, closure):
+        return None
+'''
+
+
+@pytest.fixture
+def marking_module(tmp_path, monkeypatch):
+    """``spec_marker_mod`` in ``tmp_path``, importable; importing it writes ``imported.txt`` beside it."""
+    import sys
+
+    (tmp_path / "spec_marker_mod.py").write_text(MARKING_MODULE, encoding="utf-8")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    yield tmp_path / "imported.txt"
+    sys.modules.pop("spec_marker_mod", None)
+
+
+@pytest.mark.parametrize("load", [
+    lambda path: cv.load_spec(path),
+    lambda path: cv.run_spec(path),
+    lambda path: cv.run_spec(path, policies=["baseline"]),  # the file still names code: refused, not ignored
+    lambda path: cv.setup_from_spec(yaml.safe_load(path.read_text(encoding="utf-8")), source=str(path)),
+])
+def test_a_spec_naming_module_attribute_is_refused_before_any_import(tmp_path, marking_module, load):
+    import sys
+
+    path = write(tmp_path, variant(policies=["baseline", "spec_marker_mod:Marked"]))
+    with pytest.raises(SpecError) as err:
+        load(path)
+    message = str(err.value)
+    assert "\n" not in message and str(path) in message and "'spec_marker_mod:Marked'" in message
+    assert "cvlib spec FILE --trust-code" in message and "trust_code=True" in message
+    assert "book.sh --spec FILE --trust-code" in message
+    assert not marking_module.exists() and "spec_marker_mod" not in sys.modules
+
+
+def test_spec_policies_refuses_a_reference_too(marking_module):
+    from cvlib.scenarios.spec import spec_policies
+
+    with pytest.raises(SpecError, match="module:attribute reference"):
+        spec_policies(variant(policies=["spec_marker_mod:Marked"]), "given")
+    assert not marking_module.exists()
+    assert spec_policies(variant(policies=["baseline", "timestamp_only"]), "given") == ["baseline", "timestamp_only"]
+
+
+def test_a_trusted_spec_loads_and_runs_the_module(tmp_path, marking_module):
+    path = write(tmp_path, variant(policies=["baseline", "spec_marker_mod:Marked"]))
+    setup = cv.load_spec(path, trust_code=True)
+    assert marking_module.read_text(encoding="utf-8") == "ran"
+    assert setup.name == "two-suppliers"
+    assert list(cv.run_spec(path, trust_code=True).results) == ["baseline", "marked"]
+
+
+def test_registered_names_need_no_trust(tmp_path, marking_module):
+    path = write(tmp_path, variant(policies=["baseline", "timestamp_only"]))
+    assert list(cv.run_spec(path).results) == ["baseline", "timestamp_only"]
+    assert not marking_module.exists()
+
+
+def test_a_reference_written_in_python_keeps_working(tmp_path, marking_module):
+    """Where the caller writes the reference, the caller chose the code: no opt-in needed."""
+    path = write(tmp_path, VALID)
+    assert list(cv.run_spec(path, policies=["baseline", "spec_marker_mod:Marked"]).results) == ["baseline", "marked"]
+    assert marking_module.exists()
