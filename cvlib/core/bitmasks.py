@@ -28,7 +28,7 @@ from cvlib.core.facts import Fact, ValidityState
 from cvlib.core.graph import RunColumns
 from cvlib.core.loop import Policy
 from cvlib.core.policies import ARTICLE_POLICIES, Baseline, ValidityAware
-from cvlib.core.rules import ExecutionRules
+from cvlib.core.rules import ORIGINAL, ExecutionRules
 
 __all__ = [
     "MAX_MASKED_FACTS",
@@ -51,6 +51,7 @@ Counts = tuple[bool, int, int, int, int, int, int]
 #: largest isolated-branches scenario, runs faster through the loop).
 MAX_MASKED_FACTS = 60
 
+_ACTIVE = ValidityState.ACTIVE
 #: Later than any step count a run reaches.
 _NEVER = 1 << 62
 
@@ -127,15 +128,18 @@ def masked_world(
     MaskedWorld or None
     """
     if (
-        (rules is not None and not rules.is_original)
+        (rules is not None and rules is not ORIGINAL and not rules.is_original)
         or silent_changes
         or resource_events
         or supports
         or len(facts) > MAX_MASKED_FACTS
-        or any(f.state is not ValidityState.ACTIVE for f in facts)
     ):
         return None
-    bits = {f.id: k for k, f in enumerate(facts)}
+    bits = {}
+    for k, fact in enumerate(facts):
+        if fact.state is not _ACTIVE:
+            return None
+        bits[fact.id] = k
     ordered = sorted(events, key=_tick) if len(events) > 1 else events  # stable: as given within a tick
     schedule = [(e.tick, bits[e.fact_id], e.kind is EventKind.REPLACE, e.breaks_fact) for e in ordered]
     return MaskedWorld(bits, [f.valid_until for f in facts], schedule)
@@ -228,10 +232,11 @@ def article_pair(run: BitMaskRun) -> tuple[Counts, Counts]:
         decisions_total, decisions_on_stale_deps)``.
     """
     starts, masks, first_action, horizons, schedule, flat_cost, budget = run
+    masks = masks if type(masks) is list else list(masks)
     if len(masks) == starts[-1]:
-        closures = masks if isinstance(masks, list) else list(masks)
-        return article_pair_small(closures, first_action, horizons, schedule, flat_cost, budget)
-    return article_pair_runs(list(starts), list(masks), first_action, horizons, schedule, flat_cost, budget)
+        return article_pair_small(masks, first_action, horizons, schedule, flat_cost, budget)
+    starts = starts if type(starts) is list else list(starts)
+    return article_pair_runs(starts, masks, first_action, horizons, schedule, flat_cost, budget)
 
 
 def article_pair_small(

@@ -8,6 +8,7 @@ setup written without Python.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Mapping
+from functools import lru_cache
 
 from cvlib.core.errors import ParameterError
 from cvlib.core.events import Event, EventKind
@@ -171,32 +172,47 @@ def _single_fact_setup(
     )
 
 
+# Facts and events are immutable values that depend only on a scenario's constants and its change tick, so
+# each is made once and shared by every setup that holds it (making a Fact checks its fields, which cost
+# a single run more than the bit-mask path runs both executors).
+@lru_cache(maxsize=16)
+def _fact(fact_id: str, value: Any) -> Fact:
+    return Fact(fact_id, value)
+
+
+@lru_cache(maxsize=1024)
+def _event(tick: int, fact_id: str, kind: EventKind, new_value: Any = None, ground_truth_changed: bool | None = None) -> Event:
+    if kind is EventKind.AMBIGUOUS:
+        return Event(tick, fact_id, kind, ground_truth_changed=ground_truth_changed)
+    return Event(tick, fact_id, kind, new_value=new_value)
+
+
 def _control(depth: int, budget: int | None) -> ScenarioSetup:
     plan = generators.chain(depth)
     return _single_fact_setup(
-        "C", SCENARIO_TEXT["C"], plan, [Fact("F1", 420)], [], "F1", budget, {"depth": depth, "budget": budget}
+        "C", SCENARIO_TEXT["C"], plan, [_fact("F1", 420)], [], "F1", budget, {"depth": depth, "budget": budget}
     )
 
 
 def _value_change(depth: int, change_tick: int, budget: int | None) -> ScenarioSetup:
     plan = generators.chain(depth)
-    events = [Event(change_tick, "F1", EventKind.REPLACE, new_value=610)]
+    events = [_event(change_tick, "F1", EventKind.REPLACE, 610)]
     params = {"depth": depth, "change_tick": change_tick, "budget": budget}
-    return _single_fact_setup("A", SCENARIO_TEXT["A"], plan, [Fact("F1", 420)], events, "F1", budget, params)
+    return _single_fact_setup("A", SCENARIO_TEXT["A"], plan, [_fact("F1", 420)], events, "F1", budget, params)
 
 
 def _depth_chain(depth: int, change_tick: int, budget: int | None) -> ScenarioSetup:
     plan = generators.chain(depth)
-    events = [Event(change_tick, "F1", EventKind.REPLACE, new_value="unavailable")]
+    events = [_event(change_tick, "F1", EventKind.REPLACE, "unavailable")]
     params = {"depth": depth, "change_tick": change_tick, "budget": budget}
-    return _single_fact_setup("D1", SCENARIO_TEXT["D1"], plan, [Fact("F1", "available")], events, "F1", budget, params)
+    return _single_fact_setup("D1", SCENARIO_TEXT["D1"], plan, [_fact("F1", "available")], events, "F1", budget, params)
 
 
 def _topology(
     depth: int, branching_factor: int, merge_factor: int, seed: int, change_tick: int, budget: int | None
 ) -> ScenarioSetup:
     plan = generators.branching(depth, branching_factor, merge_factor, seed=seed)
-    events = [Event(change_tick, "F1", EventKind.REPLACE, new_value="unavailable")]
+    events = [_event(change_tick, "F1", EventKind.REPLACE, "unavailable")]
     params = {
         "depth": depth,
         "branching_factor": branching_factor,
@@ -205,7 +221,7 @@ def _topology(
         "change_tick": change_tick,
         "budget": budget,
     }
-    return _single_fact_setup("D2", SCENARIO_TEXT["D2"], plan, [Fact("F1", "available")], events, "F1", budget, params)
+    return _single_fact_setup("D2", SCENARIO_TEXT["D2"], plan, [_fact("F1", "available")], events, "F1", budget, params)
 
 
 def _isolated_branches(
@@ -213,7 +229,7 @@ def _isolated_branches(
 ) -> ScenarioSetup:
     plan = generators.multi_branch(pre_merge_depth, num_branches, post_merge_depth)
     facts = [Fact(f, "ok") for f in generators.branch_facts(num_branches)]
-    events = [Event(change_tick, "F1", EventKind.REPLACE, new_value="broken")]
+    events = [_event(change_tick, "F1", EventKind.REPLACE, "broken")]
     params = {
         "pre_merge_depth": pre_merge_depth,
         "num_branches": num_branches,
@@ -227,9 +243,9 @@ def _isolated_branches(
 def _ambiguous(name: str, real_change: bool) -> Callable[..., ScenarioSetup]:
     def build(depth: int, change_tick: int, budget: int | None) -> ScenarioSetup:
         plan = generators.chain(depth)
-        events = [Event(change_tick, "F1", EventKind.AMBIGUOUS, ground_truth_changed=real_change)]
+        events = [_event(change_tick, "F1", EventKind.AMBIGUOUS, ground_truth_changed=real_change)]
         params = {"depth": depth, "change_tick": change_tick, "budget": budget}
-        return _single_fact_setup(name, SCENARIO_TEXT[name], plan, [Fact("F1", 420)], events, "F1", budget, params)
+        return _single_fact_setup(name, SCENARIO_TEXT[name], plan, [_fact("F1", 420)], events, "F1", budget, params)
 
     return build
 

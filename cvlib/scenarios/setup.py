@@ -12,11 +12,13 @@ experiment builds its worlds through :meth:`ScenarioSetup.new_world`.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
+from functools import lru_cache
 from types import MappingProxyType
 
 from cvlib.core.errors import ParameterError, UnknownFactError
 from cvlib.core.events import Event, ResourceEvent, SilentChange
-from cvlib.core.executors import BASELINE, VALIDITY_AWARE, ExecutorResult, PolicyLike, resolve_policies, run_policy
+from cvlib.core.bitmasks import MAX_MASKED_FACTS, BitMaskRun, MaskedWorld, mask_plan, masked_world
+from cvlib.core.executors import BASELINE, VALIDITY_AWARE, ExecutorResult, PolicyLike, run_policies
 from cvlib.core.facts import Fact
 from cvlib.core.graph import PlanGraph
 from cvlib.core.law import break_ticks, predicted_pfw
@@ -106,7 +108,8 @@ class ScenarioSetup:
                 f"the plan requires: {', '.join(sorted(required))}"
             )
         require_int("budget", self.budget, minimum=0)
-        self.new_world()  # checks the facts, that every change names one of them, and the supports
+        if self._plain_world() is None:  # a world of more than facts and events, or of unhashable values
+            self.new_world()  # checks the facts, that every change names one of them, and the supports
 
     def effective_rules(self, rules: ExecutionRules | None = None) -> ExecutionRules:
         """The rules a run uses: ``rules`` if given, else the setup's own, else the article's.
@@ -142,6 +145,53 @@ class ScenarioSetup:
             resource_events=self.resource_events,
             supports=self.supports or None,
         )
+
+    def _plain_world(self) -> _PlainWorld | None:
+        """What a world of just these facts and events is on bits, checked; None for a world of more than those.
+
+        A world is checked by building it; one of facts and announced events
+        only is checked once per distinct (facts, events), since many setups
+        share them (every run of one named scenario at one change tick).
+        """
+        if self.silent_changes or self.resource_events or self.supports or len(self.facts) > MAX_MASKED_FACTS:
+            return None  # (hashing many facts to look them up would cost about what building their world does)
+        try:
+            return _checked_plain_world(self.facts, self.events)
+        except TypeError:  # a list of facts, or a fact whose value cannot be hashed: no shared check
+            return None
+
+    def bit_masks(self, rules: ExecutionRules | None = None) -> BitMaskRun | None:
+        """This setup's run on bit masks under ``rules``, or None when it holds what they do not state.
+
+        What :func:`~cvlib.core.runs.run_policies` asks before it takes the
+        bit-mask path (:mod:`cvlib.core.bitmasks`): the article's rules, facts
+        that all start ACTIVE, announced events only.
+
+        Parameters
+        ----------
+        rules : ExecutionRules, optional
+            Rules the run asks for; None is the setup's own (see :meth:`effective_rules`).
+
+        Returns
+        -------
+        BitMaskRun or None
+        """
+        effective = self.effective_rules(rules)
+        plain = self._plain_world() if effective is ORIGINAL or effective.is_original else None
+        if plain is not None:
+            world = plain.masked
+        else:
+            world = masked_world(
+                self.facts,
+                self.events,
+                rules=effective,
+                silent_changes=self.silent_changes,
+                resource_events=self.resource_events,
+                supports=self.supports,
+            )
+        if world is None:
+            return None
+        return mask_plan(world, self.plan.run_columns(), self.at_risk, self.budget)
 
     def structure(self) -> StructureSummary:
         """What the plan's structure predicts before anything runs (sizes, depth, the law's PFW).
@@ -192,6 +242,21 @@ class ScenarioSetup:
         return run_setups([self], rules=rules, policies=policies)[0]
 
 
+@value_class
+class _PlainWorld:
+    """A world of facts and announced events that was built once, so is known to be well formed, and its bits."""
+
+    #: The world's start on bits; None when the bit-mask path cannot state it (too many facts, one not ACTIVE).
+    masked: MaskedWorld | None
+
+
+@lru_cache(maxsize=256)
+def _checked_plain_world(facts: tuple[Fact, ...], events: tuple[Event, ...]) -> _PlainWorld:
+    """Build the world of ``facts`` and ``events`` (raising what it raises), once per distinct pair."""
+    World(facts, events)
+    return _PlainWorld(masked_world(facts, events))
+
+
 def run_setups(
     setups: Iterable[ScenarioSetup],
     *,
@@ -200,12 +265,11 @@ def run_setups(
 ) -> list[ScenarioRun]:
     """Run many setups, each as :meth:`ScenarioSetup.run` would, one phase at a time across all of them.
 
-    Every run of the first executor, then every run of the next, then every
-    structure summary: the same results, in the same order, as ``[s.run()
-    for s in setups]``. For many small scenarios (the article's grid) this is
-    measurably faster, because the code of one phase stays hot in the
-    processor's caches instead of being evicted by the other phases' after
-    every scenario.
+    The executors run through :func:`~cvlib.core.runs.run_policies`, which
+    takes the bit-mask path for the article's two wherever a setup allows it
+    and otherwise runs every setup with the first executor, then with the
+    next; then every structure summary: the same results, in the same order,
+    as ``[s.run() for s in setups]``.
 
     Parameters
     ----------
@@ -221,15 +285,14 @@ def run_setups(
     list of ScenarioRun
     """
     setups = list(setups)
-    chosen = resolve_policies(policies)
-    by_policy = [[run_policy(p, s.plan, s.new_world(rules), s.at_risk, s.budget) for s in setups] for p in chosen]
+    runs = run_policies(policies, setups, rules=rules)
     structures = [s.structure() for s in setups]
     return [
         ScenarioRun(
             scenario=s.name,
             params=MappingProxyType(dict(s.params)),
             structure=structure,
-            results=MappingProxyType({p.name: runs[k] for p, runs in zip(chosen, by_policy)}),
+            results=MappingProxyType(runs.results(k)),
             rules=_recorded(s.effective_rules(rules)),
         )
         for k, (s, structure) in enumerate(zip(setups, structures))
@@ -238,7 +301,7 @@ def run_setups(
 
 def _recorded(rules: ExecutionRules) -> ExecutionRules | None:
     """The rules a run records: None for the article's, so default output is unchanged."""
-    return None if rules.is_original else rules
+    return None if rules is ORIGINAL or rules.is_original else rules
 
 
 @value_class
