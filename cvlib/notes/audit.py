@@ -39,10 +39,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from cvlib.core.intervals import proportion_interval
+
 from . import history as nh
 from .errors import NotesError
 from .gate import AnchorStatus, ordered_changes
-from .trials import wilson
 
 #: The keys of a group of precise-only note-steps.
 GROUP_KEYS: tuple[str, ...] = ("project", "from_version", "to_version", "dependency", "kind")
@@ -437,8 +438,8 @@ def audit_bound(audit: pd.DataFrame, symbol: int, precise: int, confidence: floa
         raise NotesError(f"the audit draws {draws} note-steps from a rest of {rest}")
     if rest:
         share, s_share = drawn["behaviour"] / draws, drawn["spelling"] / draws
-        low, high = wilson(drawn["behaviour"], draws, confidence)
-        s_low, s_high = wilson(drawn["spelling"], draws, confidence)
+        low, high = proportion_interval(drawn["behaviour"], draws, confidence)
+        s_low, s_high = proportion_interval(drawn["spelling"], draws, confidence)
     else:
         share = low = high = s_share = s_low = s_high = 0.0
     base = symbol + counts["behaviour"]

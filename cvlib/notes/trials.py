@@ -29,11 +29,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from statistics import NormalDist
 
 import pandas as pd
 
 from cvlib.core.errors import ParameterError
+from cvlib.core.intervals import proportion_interval
 
 from .errors import NotesError
 
@@ -71,31 +71,14 @@ def load_trials(path: str | Path) -> pd.DataFrame:
     return frame
 
 
-def wilson(count: int, total: int, confidence: float = 0.95) -> tuple[float, float]:
-    """Wilson score interval for a binomial share ``count/total``.
-
-    Chosen over the normal approximation because it stays inside [0, 1] and
-    is honest at 0 of 120 and 113 of 120, where most of these counts sit.
-    """
-    if isinstance(count, bool) or isinstance(total, bool) or int(count) != count or int(total) != total:
-        raise NotesError(f"wilson() needs whole counts, got {count!r} of {total!r}")
-    if total <= 0 or not 0 <= count <= total:
-        raise NotesError(f"wilson() needs 0 <= count <= total and total > 0, got {count!r} of {total!r}")
-    if _share("confidence", confidence) in (0.0, 1.0):
-        raise NotesError(f"confidence must lie strictly between 0 and 1, got {confidence!r}")
-    z = NormalDist().inv_cdf(0.5 + confidence / 2.0)
-    p = count / total
-    denom = 1.0 + z * z / total
-    centre = (p + z * z / (2 * total)) / denom
-    half = z * ((p * (1 - p) / total + z * z / (4 * total * total)) ** 0.5) / denom
-    low = 0.0 if count == 0 else max(0.0, centre - half)
-    high = 1.0 if count == total else min(1.0, centre + half)
-    return low, high
-
-
 def with_intervals(frame: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
-    """Add ``share``, ``low`` and ``high`` (Wilson) to a frame of counts."""
-    bounds = [wilson(int(c), int(t), confidence) for c, t in zip(frame["count"], frame["total"])]
+    """Add ``share``, ``low`` and ``high`` to a frame of counts: the Wilson interval of :func:`cvlib.core.intervals.proportion_interval`.
+
+    The interval stays inside [0, 1] and is honest at 0 of 120 and 113 of
+    120, where most of these counts sit; a bad count or confidence raises
+    :class:`~cvlib.core.errors.ParameterError` naming it.
+    """
+    bounds = [proportion_interval(int(c), int(t), confidence) for c, t in zip(frame["count"], frame["total"])]
     return frame.assign(
         share=frame["count"] / frame["total"],
         low=[b[0] for b in bounds],
@@ -139,7 +122,7 @@ def policy_rates(trials: pd.DataFrame) -> list[PolicyRates]:
         if "stale_labelled" not in rows.index or "stale_verify" not in rows.index:
             raise NotesError(f"trial counts for {model!r} lack the stale_labelled or stale_verify arm")
         lab, ver = rows.loc["stale_labelled"], rows.loc["stale_verify"]
-        lo, hi = wilson(int(lab["count"]), int(lab["total"]))
+        lo, hi = proportion_interval(int(lab["count"]), int(lab["total"]))
         tasks_bad, tasks = int(ver["count"]), int(ver["total"])
         shown = float(rows.loc["true_note", "count"] / rows.loc["true_note", "total"]) if "true_note" in rows.index else 1.0
         out.append(PolicyRates(model, float(lab["count"] / lab["total"]), lo, hi, tasks_bad / (2 * tasks), tasks_bad / tasks,
