@@ -9,6 +9,8 @@ that have none (a human has checked them against this code);
 Every error is one line on stderr: bad input (a malformed notes file, a note
 without a fingerprint, an unknown symbol) exits 2; anything unexpected exits 1
 and says to run with ``--debug`` for the traceback.
+
+Help texts are plain words (no reST markup): click prints docstrings as written.
 """
 
 from __future__ import annotations
@@ -31,11 +33,11 @@ NOTES_FILE is YAML (.yaml/.yml) or JSON (.json):
   notes:
     - id: steps-one-based
       text: The step count is 1-based on purpose.
-      path: pkg/runner.py           # relative to REPO_DIR (.py or .rs)
+      path: pkg/runner.py           # relative to REPO_DIR (.py, .rs, or a registered language)
       qualname: Runner.step         # func | Class.method | outer.inner | CONST | Type::method
       tier: high                    # high | medium | low
       approved: true
-      raw_hash/norm_hash/dep_hash/deps: written by `cvlib notes anchor NOTES_FILE REPO_DIR`
+      raw_hash/norm_hash/dep_hash/deps: written by 'cvlib notes anchor NOTES_FILE REPO_DIR'
 """
 
 _DEBUG = {"on": False}
@@ -119,7 +121,7 @@ def check(notes_file: str, repo_dir: str, as_json: bool, explained: tuple[str, .
     changed dependency nearest to it (with its kind: module name, class
     member, class header, own binding, name appeared or disappeared);
     --explain NOTE_ID lists all of them. Notes must carry the fingerprint
-    `cvlib notes anchor` writes; a note without one is refused.
+    'cvlib notes anchor' writes; a note without one is refused.
     """
     loaded = read_notes(notes_file)
     unknown = sorted(set(explained) - {n.id for n in loaded})
@@ -175,7 +177,7 @@ def check(notes_file: str, repo_dir: str, as_json: bool, explained: tuple[str, .
 @_friendly
 def anchor_command(args: tuple[str, ...], note_ids: tuple[str, ...], everything: bool, note_id: str | None,
                    text: str, tier: str, approved: bool) -> None:
-    """Write fingerprints: ``anchor NOTES_FILE REPO_DIR`` or ``anchor REPO_DIR PATH QUALNAME``.
+    """Write fingerprints: anchor NOTES_FILE REPO_DIR, or anchor REPO_DIR PATH QUALNAME.
 
     \b
     NOTES_FILE REPO_DIR: fill in the fingerprint of every note that has none

@@ -26,6 +26,8 @@ the field at fault.
 
 from __future__ import annotations
 
+import copy
+import io
 import json
 import os
 import re
@@ -212,9 +214,37 @@ def fingerprint_fields(stored: Anchor) -> dict[str, Any]:
     return fields
 
 
-def _dump(path: Path, data: Any) -> bytes:
+def _round_trip(path: Path) -> tuple[Any, Any]:
+    """A YAML notes file loaded so that writing it back keeps its comments, blank lines, order, quotes and indentation.
+
+    ``ruamel.yaml``'s round-trip loader keeps what PyYAML drops (a rewrite
+    used to delete every comment); the file's own indentation is guessed and
+    reused. The file has already been read and checked by :func:`_load`.
+
+    Returns
+    -------
+    tuple
+        ``(data, writer)``: the document and the ``YAML`` object that writes it back.
+    """
+    from ruamel.yaml import YAML
+    from ruamel.yaml.util import load_yaml_guess_indent
+
+    _, indent, offset = load_yaml_guess_indent(path.read_text(encoding="utf-8"))
+    writer = YAML(typ="rt")
+    writer.preserve_quotes = True
+    writer.width = 120
+    sequence, offset = indent or 2, offset or 0  # a list item's content column, and its dash's
+    writer.indent(mapping=max(2, sequence - offset), sequence=sequence, offset=offset)
+    return writer.load(path.read_text(encoding="utf-8")), writer
+
+
+def _dump(path: Path, data: Any, writer: Any = None) -> bytes:
     if path.suffix.lower() == ".json":
         return (json.dumps(data, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+    if writer is not None:
+        out = io.StringIO()
+        writer.dump(data, out)
+        return out.getvalue().encode("utf-8")
     import yaml
 
     return yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=120).encode("utf-8")
@@ -231,13 +261,57 @@ def _atomic_write(path: Path, data: bytes) -> None:
         raise
 
 
+def _last_line(mapping: Any) -> tuple[Any, Any]:
+    """The mapping and key whose line ends a block mapping (descending into a nested block such as ``deps``)."""
+    holder, key = mapping, list(mapping)[-1]
+    while isinstance(holder[key], Mapping) and holder[key] and hasattr(holder[key], "ca"):
+        holder, key = holder[key], list(holder[key])[-1]
+    return holder, key
+
+
+def _refingerprint(entry: Any, fields: Mapping[str, Any]) -> None:
+    """Replace an entry's fingerprint, keeping its layout when it was loaded round-trip.
+
+    What follows an entry in the file (blank lines, the comment above the next
+    note) is stored by ``ruamel.yaml`` with the entry's last line; it moves to
+    the new last line, so the fingerprint lands above it, not below. An entry
+    written on one line (a flow mapping) is written as a block once it holds
+    the fingerprint, which does not fit on a line.
+    """
+    if not hasattr(entry, "ca") or not entry:  # JSON, or a plain mapping: nothing to keep
+        for key in (*FINGERPRINT_KEYS, "twins"):
+            entry.pop(key, None)
+        entry.update(fields)
+        return
+    from ruamel.yaml.comments import CommentedMap
+
+    holder, key = _last_line(entry)
+    slot = holder.ca.items.get(key)
+    tail = None
+    if slot and len(slot) > 2 and slot[2] is not None and "\n" in slot[2].value:
+        first, _, rest = slot[2].value.partition("\n")
+        if rest:
+            tail = copy.copy(slot[2])
+            tail.value = "\n" + rest  # the new last line's own end, then what followed
+            slot[2].value = first + "\n"
+    for old in (*FINGERPRINT_KEYS, "twins"):
+        entry.pop(old, None)
+    entry.update({k: CommentedMap(v) if isinstance(v, dict) else v for k, v in fields.items()})
+    if entry.fa.flow_style():
+        entry.fa.set_block_style()
+    if tail is not None:
+        holder, key = _last_line(entry)
+        holder.ca.items[key] = [None, None, tail, None]
+
+
 def anchor_notes_file(path: str | Path, repo_dir: str | Path, ids: Sequence[str] = (), everything: bool = False) -> list[tuple[str, str]]:
     """Write fingerprints into a notes file, taken from the code in ``repo_dir``: what ``cvlib notes anchor`` does.
 
     Parameters
     ----------
     path
-        The notes file (YAML or JSON); rewritten atomically (comments in a YAML file are not kept).
+        The notes file (YAML or JSON); rewritten atomically, a YAML file with
+        its comments, blank lines, key order and quoting kept (``ruamel.yaml``).
     repo_dir
         The working tree whose code the notes were checked against.
     ids
@@ -258,7 +332,10 @@ def anchor_notes_file(path: str | Path, repo_dir: str | Path, ids: Sequence[str]
         (nothing is written then).
     """
     path = Path(path)
-    data = _load(path)
+    data, writer = _load(path), None
+    _entries(data, str(path))  # every error found on the plain reading, before anything else
+    if path.suffix.lower() != ".json":
+        data, writer = _round_trip(path)
     entries = _entries(data, str(path))
     known = {e["id"] for e, _ in entries}
     unknown = sorted(set(ids) - known)
@@ -279,9 +356,7 @@ def anchor_notes_file(path: str | Path, repo_dir: str | Path, ids: Sequence[str]
             fresh = anchor(index, entry["path"], entry["qualname"])
         except NotesError as err:
             raise NotesFileError(f"{path}: {where}: {err}") from None
-        for key in (*FINGERPRINT_KEYS, "twins"):
-            entry.pop(key, None)  # type: ignore[attr-defined]
-        entry.update(fingerprint_fields(fresh))  # type: ignore[attr-defined]
+        _refingerprint(entry, fingerprint_fields(fresh))
         report.append((entry["id"], "anchored" if stored is None else "re-anchored"))
-    _atomic_write(path, _dump(path, data))
+    _atomic_write(path, _dump(path, data, writer))
     return report

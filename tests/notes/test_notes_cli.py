@@ -298,3 +298,55 @@ def test_check_names_own_code_first_when_the_symbol_changed(tmp_path):
     result = invoke("check", str(repos / "notes.yaml"), str(repos / "v2"))
     assert "step: CHANGED" in result.output
     assert "  reviewer: look first at its own code (own code)" in result.output
+
+
+COMMENTED = (
+    "# Notes of the team, reviewed every release.\n"
+    "notes:\n"
+    "  # the step rule\n"
+    "  - id: step           # the one agents get wrong\n"
+    "    text: \"n is 0-based\"\n"
+    "    path: pkg/runner.py\n"
+    "    qualname: Runner.step\n"
+    "    tier: high\n"
+    "    approved: true\n"
+    "\n"
+    "  # kept short on purpose\n"
+    "  - {id: reset, text: 'clears the log', path: pkg/runner.py, qualname: Runner.reset, tier: low, approved: true}\n"
+)
+
+
+def _comments_and_order(text: str) -> list[str]:
+    """The comment lines, blank lines and keys of a notes file, in order (what a rewrite must keep)."""
+    kept = []
+    for line in text.splitlines():
+        stripped = line.strip()
+        if not stripped or stripped.startswith("#"):
+            kept.append(stripped)
+        elif "#" in line:
+            kept.append("#" + line.split("#", 1)[1])
+    return kept
+
+
+def test_anchor_keeps_the_comments_blank_lines_and_order_of_a_yaml_notes_file(repos):
+    notes = repos / "commented.yaml"
+    notes.write_text(COMMENTED)
+    done = invoke("anchor", str(notes), str(repos / "v1"))
+    assert done.exit_code == 0, done.output
+    text = notes.read_text()
+    assert _comments_and_order(text) == _comments_and_order(COMMENTED)
+    assert text.startswith("# Notes of the team, reviewed every release.\nnotes:\n  # the step rule\n"
+                           "  - id: step           # the one agents get wrong\n    text: \"n is 0-based\"\n")
+    assert "\n\n  # kept short on purpose\n  - id: reset\n" in text  # the fingerprint lands above the gap
+    assert [n.id for n in read_notes(notes)] == ["step", "reset"]
+    assert all(len(n.anchor.dep_hash) == 64 for n in read_notes(notes))
+    again = invoke("anchor", str(notes), str(repos / "v1"), "--all")
+    assert again.exit_code == 0, again.output
+    assert notes.read_text() == text  # re-anchoring the same code changes nothing, comments included
+
+
+@pytest.mark.parametrize("command", [[], ["check"], ["anchor"]])
+def test_help_is_plain_text(command):
+    result = invoke(*command, "--help")
+    assert result.exit_code == 0, result.output
+    assert "`" not in result.output and ":func:" not in result.output and ":class:" not in result.output
