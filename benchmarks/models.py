@@ -29,23 +29,22 @@ from benchmarks.machine import describe, load
 
 def measure(model_spec: str, threads: int, repeats: int) -> dict:
     """Load, token rates and seconds per decision for one model and thread count."""
-    from cvlib.experiments.agent_loop import AgentTask, run_task
-    from cvlib.models import GenerationSettings, LlamaCppModel, model_path
-    from cvlib.models.agent_loop import AGENT_SETTINGS, ModelPolicy
-    from cvlib.models.prompts import ARMS
+    from cvlib.experiments.agent_study import AGENT_SETTINGS, ARMS, AgentTask, ModelPolicy, run_task
+    from cvlib.models import GenerationSettings, open_model
 
     started = load()
-    model = LlamaCppModel(model_path(model_spec))
+    model = open_model(model_spec)
     t0 = time.perf_counter()
-    model.load(threads, AGENT_SETTINGS.context_size)
+    model.prepare(replace(AGENT_SETTINGS, threads=threads))
     load_s = time.perf_counter() - t0
     settings = GenerationSettings(max_tokens=64, threads=threads, context_size=AGENT_SETTINGS.context_size)
     prompt_rates, gen_rates = [], []
     for k in range(repeats):
         # A fresh prompt each time (no cached prefix), and an answer of a few dozen tokens.
-        model.generate([("system", f"Run {k}. You are concise."),
+        model.reset()
+        model.complete([("system", f"Run {k}. You are concise."),
                         ("user", "Explain in three sentences why a cached fact can be stale.")], settings)
-        timings = model.last_timings
+        timings = model.last_timings  # type: ignore[attr-defined]
         prompt_rates.append(timings["prompt_per_second"])
         gen_rates.append(timings["predicted_per_second"])
     agent = replace(AGENT_SETTINGS, threads=threads)
@@ -80,14 +79,14 @@ def _edit_trial_seconds(model: object, threads: int) -> dict[str, float]:
     """Seconds of one notes trial per arm: prompt, the whole file written back, and the outcome classified."""
     from pathlib import Path
 
-    from cvlib.models.notes_trials import SETTINGS, build_prompt, classify, load_tasks
+    from cvlib.experiments.notes_study import SETTINGS, build_prompt, classify, load_tasks
 
     task = load_tasks(Path(__file__).resolve().parents[1] / "data" / "model_trials" / "notes_tasks.yaml")[0]
     settings = replace(SETTINGS, threads=threads)
     out = {}
     for arm in EDIT_ARMS:
         t0 = time.perf_counter()
-        classify(task, model.generate(build_prompt(task, arm), settings))  # type: ignore[attr-defined]
+        classify(task, model.complete(build_prompt(task, arm), settings))  # type: ignore[attr-defined]
         out[arm] = time.perf_counter() - t0
     return out
 

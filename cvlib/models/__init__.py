@@ -1,11 +1,16 @@
-"""Language models in the loop, offline and replayable (a side package on the core; ``import cvlib`` never loads it).
+"""The model runtime: any language model behind one seam, every call recorded, replayed and verified.
 
-``from cvlib import models`` gives the one interface (:class:`LanguageModel`:
-chat turns and :class:`GenerationSettings` in, text out), a llama.cpp backend
-for any GGUF file (:class:`LlamaCppModel`, needs the ``models`` extra), the
-models that registry packages ship (:func:`bundled_model`), and recordings:
-:class:`Recorder` writes every call as one JSON line, :class:`ReplayModel`
-answers from such a file and refuses any call it does not hold.
+A side package on the core (``import cvlib`` never loads it). It holds the
+runtime only: the one interface (:class:`LanguageModel`: chat turns and
+:class:`GenerationSettings` in, text out), one way to open a model
+(:func:`open_model`: a bundled name, a GGUF path, an OpenAI-compatible
+server's URL, or ``replay:PATH``), the backends behind it (announced in the
+entry-point group ``cvlib.models``), the models registry packages ship
+(:func:`bundled_model`), recordings (:class:`Recorder` writes every call as one
+JSON line, plain or gzip; :class:`ReplayModel` answers from one) and
+:func:`verify_recording`, which re-generates recorded calls. The studies that
+use it (their tasks, prompts and outcome classification) live in
+:mod:`cvlib.experiments`.
 """
 
 from __future__ import annotations
@@ -23,7 +28,22 @@ _EXPORTS = {
     "ModelChecksumError": "errors",
     "ModelError": "errors",
     "ModelMissingError": "errors",
+    "RecordingDamagedError": "errors",
     "RecordingError": "errors",
+    "ServerUnreachableError": "errors",
+    "ModelBackend": "registry",
+    "backends": "registry",
+    "open_model": "registry",
+    "register_backend": "registry",
+    "unregister_backend": "registry",
+    "LlamaCppBackend": "llamacpp",
+    "OpenAIServerBackend": "server",
+    "OpenAIServerModel": "server",
+    "ReplayBackend": "replay",
+    "compact": "jsonl",
+    "new_recording_path": "naming",
+    "recording_stem": "naming",
+    "recording_header": "recording",
     "RuntimeMissingError": "errors",
     "UnrecordedCallError": "errors",
     "file_sha256": "files",
@@ -34,18 +54,15 @@ _EXPORTS = {
     "FIELDS": "recording",
     "CallRecord": "recording",
     "Recorder": "recording",
-    "ReplayModel": "recording",
+    "ReplayModel": "replay",
     "read_recording": "recording",
     "recorded_tasks": "recording",
     "GenerationSettings": "settings",
     "Message": "settings",
     "ModelIdentity": "settings",
-    "ModelPolicy": "agent_loop",
-    "AGENT_SETTINGS": "agent_loop",
-    "ARMS": "prompts",
-    "Decision": "parsing",
-    "parse_decision": "parsing",
     "verify_recording": "verify",
+    "append_lines": "jsonl",
+    "read_lines": "jsonl",
 }
 
 __all__ = sorted(_EXPORTS)

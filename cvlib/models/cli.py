@@ -2,8 +2,11 @@
 
 ``cvlib models verify FILE --sample N`` re-generates a seeded sample of N
 recorded calls with the recorded model and settings (each after the earlier
-calls of its run, in order, as it was recorded) and exits 0 only if every
-answer is byte-identical (1 if any differs; 2 for bad input, one line).
+calls of its group, in order, as it was recorded). Exit codes, so that CI can
+tell a changed answer from a missing model: 0 every answer byte-identical;
+1 an answer differs; 2 bad input (a damaged recording, a bad option), one
+line; 3 the model cannot be had (runtime or model package missing, file
+missing or different, server unreachable), one line.
 """
 
 from __future__ import annotations
@@ -11,6 +14,9 @@ from __future__ import annotations
 import sys
 
 import click
+
+#: Exit codes of ``cvlib models verify``.
+IDENTICAL, DIFFERENT, BAD_INPUT, MODEL_UNAVAILABLE = 0, 1, 2, 3
 
 
 @click.group("models", context_settings={"help_option_names": ["-h", "--help"]})
@@ -22,12 +28,45 @@ def models() -> None:
 @click.argument("path", type=click.Path(exists=True, dir_okay=False))
 @click.option("--sample", "-n", default=5, show_default=True, help="How many recorded calls to re-generate.")
 @click.option("--seed", default=0, show_default=True, help="Seed of the choice of calls.")
-@click.option("--model", "model", default=None, metavar="GGUF", help="The model file, when the recorded one is not bundled.")
-def verify(path: str, sample: int, seed: int, model: str | None) -> None:
-    """Re-generate N recorded calls of PATH (a seeded choice); exit 0 only if every answer is byte-identical."""
+@click.option("--model", "model", default=None, metavar="SPEC",
+              help="The recorded model, when it is not bundled: a GGUF path, or a server URL (http://host:port/v1#name).")
+@click.option("--threads", default=None, type=int, help="Re-generate with this many threads (default: as recorded).")
+def verify(path: str, sample: int, seed: int, model: str | None, threads: int | None) -> None:
+    """Re-generate N recorded calls of PATH (a seeded choice).
+
+    Exit 0 if every answer is byte-identical, 1 if one differs, 2 for bad input or a damaged
+    recording, 3 if the model cannot be had.
+    """
+    from cvlib.core.errors import CvlibError, ParameterError
+    from cvlib.models.errors import ModelChecksumError, ModelMissingError, RecordingError, RuntimeMissingError
     from cvlib.models.verify import verify_recording
 
-    report = verify_recording(path, sample, seed=seed, model=model)
+    try:
+        report = verify_recording(path, sample, seed=seed, model=model, threads=threads)
+    except (ModelMissingError, ModelChecksumError, RuntimeMissingError) as exc:
+        click.echo(f"Error: the model cannot be had: {exc}", err=True)
+        sys.exit(MODEL_UNAVAILABLE)
+    except (RecordingError, ParameterError) as exc:
+        click.echo(f"Error: {exc}", err=True)
+        sys.exit(BAD_INPUT)
+    except CvlibError as exc:  # a model that answered badly (a server's fault): not a verdict on the answers
+        click.echo(f"Error: {exc}", err=True)
+        sys.exit(MODEL_UNAVAILABLE)
     for line in report.lines():
         click.echo(line)
-    sys.exit(0 if report.identical else 1)
+    sys.exit(IDENTICAL if report.identical else DIFFERENT)
+
+
+@models.command("compact")
+@click.argument("path", type=click.Path(exists=True, dir_okay=False))
+def compact_command(path: str) -> None:
+    """Rewrite a finished .jsonl.gz recording as one gzip member (smaller; the same lines)."""
+    from cvlib.core.errors import CvlibError
+    from cvlib.models.jsonl import compact
+
+    try:
+        size = compact(path)
+    except CvlibError as exc:
+        click.echo(f"Error: {exc}", err=True)
+        sys.exit(BAD_INPUT)
+    click.echo(f"{path}: {size:,} bytes")

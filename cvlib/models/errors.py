@@ -9,7 +9,9 @@ __all__ = [
     "ModelError",
     "ModelMissingError",
     "RecordingError",
+    "RecordingDamagedError",
     "RuntimeMissingError",
+    "ServerUnreachableError",
     "UnrecordedCallError",
 ]
 
@@ -32,3 +34,23 @@ class RecordingError(ModelError):
 
 class UnrecordedCallError(ModelError):
     """A replayed model was asked a prompt, settings or model the recording does not hold."""
+
+
+class ServerUnreachableError(ModelMissingError):
+    """A model server cannot be reached (not running, wrong address): the model cannot be had."""
+
+
+class RecordingDamagedError(RecordingError):
+    """A recording holds a line cut short (a recorder killed mid-write) or a line that is not a call.
+
+    Parameters
+    ----------
+    message : str
+        The one-line message.
+    line : int
+        The damaged line's number (1-based).
+    """
+
+    def __init__(self, message: str, line: int) -> None:
+        super().__init__(message)
+        self.line = line

@@ -1,12 +1,16 @@
-"""Any GGUF model file, run in-process by llama.cpp through ``xllamacpp``.
+"""Any GGUF model file, run in-process by llama.cpp through ``xllamacpp``: the ``llamacpp`` backend.
 
-The runtime is loaded the first time an answer is asked for, with the threads
-and context size of that call's settings (a later call with other values
-reloads it). One slot, and the runtime's prompt cache on: consecutive prompts
-that share a beginning (an agent's growing transcript) reuse the computed
-prefix, which changes how long a call takes, never what it answers (greedy
-answers were checked byte-identical with the cache on and off). The runtime's
-own log is silenced.
+The runtime is loaded the first time an answer is asked for (or by
+:meth:`LlamaCppModel.prepare`), with the threads, context size and batch size
+of that call's settings (a later call with other values reloads it). One
+slot, and the runtime's prompt cache on: consecutive prompts that share a
+beginning (an agent's growing transcript, a task's arms that share their
+system prompt and plan) reuse the computed prefix. That saves most of a
+call's time, and at a near-tie it can change a greedy answer (a prefix
+computed in other batches rounds differently), so a caller that needs
+re-generation byte for byte calls :meth:`LlamaCppModel.reset` where a group of
+calls starts (see :mod:`cvlib.models.interface`). The runtime's own log is
+silenced.
 """
 
 from __future__ import annotations
@@ -17,10 +21,10 @@ from pathlib import Path
 from typing import Any
 
 from cvlib.models.errors import ModelError, RuntimeMissingError
-from cvlib.models.files import check_gguf, file_sha256
+from cvlib.models.files import GGUF_MAGIC, check_gguf, file_sha256
 from cvlib.models.settings import GenerationSettings, Message, ModelIdentity, check_messages
 
-__all__ = ["RUNTIME", "LlamaCppModel", "runtime_version"]
+__all__ = ["RUNTIME", "LlamaCppBackend", "LlamaCppModel", "runtime_version"]
 
 #: The runtime's name as recorded.
 RUNTIME = "xllamacpp"
@@ -63,7 +67,8 @@ class LlamaCppModel:
         self._sha256 = sha256 or file_sha256(self.path)
         self._identity = ModelIdentity(self.path.name, self._sha256, RUNTIME, runtime_version())
         self._server: Any = None
-        self._loaded_with: tuple[int, int] | None = None
+        self._loaded_with: tuple[int, int, int] | None = None
+        self._fresh = True
         #: The runtime's timings of the last call (prompt and generated tokens, milliseconds), for benchmarks.
         self.last_timings: dict[str, Any] = {}
 
@@ -72,40 +77,46 @@ class LlamaCppModel:
         """File name, SHA-256, runtime and its version."""
         return self._identity
 
-    def load(self, threads: int = 1, context_size: int = 2048) -> None:
-        """Load the model now with ``threads`` and ``context_size`` (else the first call loads it).
+    def prepare(self, settings: GenerationSettings) -> None:
+        """Load the model now with the settings' threads, context size and batch size (else the first call loads it).
 
         Parameters
         ----------
-        threads : int
-            CPU threads for prompt processing and generation.
-        context_size : int
-            Tokens of context.
+        settings : GenerationSettings
+            The settings of the calls to come.
         """
-        if self._loaded_with == (threads, context_size):
+        wanted = (settings.threads, settings.context_size, settings.batch_size)
+        if self._loaded_with == wanted:
             return
         xllamacpp = _runtime()
         self.close()
         params = xllamacpp.CommonParams()
         params.model.path = str(self.path)
-        params.n_ctx = context_size
+        params.n_ctx = settings.context_size
+        params.n_batch = settings.batch_size
+        params.n_ubatch = min(settings.batch_size, 512)
         params.n_parallel = 1
-        params.cpuparams.n_threads = threads
-        params.cpuparams_batch.n_threads = threads
+        params.cpuparams.n_threads = settings.threads
+        params.cpuparams_batch.n_threads = settings.threads
         params.warmup = False
         params.verbosity = -1
         try:
             self._server = xllamacpp.Server(params)
         except Exception as exc:  # the runtime raises its own types
             raise ModelError(f"llama.cpp could not load {self.path.name!r}: {exc}") from None
-        self._loaded_with = (threads, context_size)
+        self._loaded_with = wanted
+        self._fresh = True
+
+    def reset(self) -> None:
+        """The next call reads its whole prompt (its computed prefix is not reused)."""
+        self._fresh = True
 
     def close(self) -> None:
         """Free the runtime (the next call loads it again)."""
         self._server = None
         self._loaded_with = None
 
-    def generate(self, messages: Sequence[Message], settings: GenerationSettings) -> str:
+    def complete(self, messages: Sequence[Message], settings: GenerationSettings) -> str:
         """The model's answer to ``messages`` under ``settings`` (see :class:`~cvlib.models.interface.LanguageModel`).
 
         Parameters
@@ -113,7 +124,7 @@ class LlamaCppModel:
         messages : sequence of (str, str)
             Chat turns.
         settings : GenerationSettings
-            How to generate.
+            How to generate (a grammar is sent to the runtime, which constrains the answer to it).
 
         Returns
         -------
@@ -122,22 +133,97 @@ class LlamaCppModel:
         turns = check_messages(messages)
         if not isinstance(settings, GenerationSettings):
             raise ModelError(f"settings must be GenerationSettings, got {type(settings).__name__}")
-        self.load(settings.threads, settings.context_size)
-        request: dict[str, Any] = {
-            "messages": [{"role": role, "content": content} for role, content in turns],
-            "max_tokens": settings.max_tokens,
-            "temperature": settings.temperature,
-            "seed": settings.seed,
-            "cache_prompt": True,
-        }
-        if settings.stop:
-            request["stop"] = list(settings.stop)
-        if settings.temperature == 0.0:
-            request["top_k"] = 1
+        self.prepare(settings)
+        request = chat_request(turns, settings, cache_prompt=not self._fresh)
         result = self._server.handle_chat_completions(request)
         if not isinstance(result, dict) or "choices" not in result:
             detail = result.get("error", result) if isinstance(result, dict) else result
             raise ModelError(f"llama.cpp refused the call to {self.path.name!r}: {str(detail)[:200]}")
+        self._fresh = False
         self.last_timings = dict(result.get("timings", {}))
         content = result["choices"][0]["message"].get("content") or ""
         return str(content)
+
+
+def chat_request(turns: Sequence[Message], settings: GenerationSettings, *, cache_prompt: bool) -> dict[str, Any]:
+    """The chat-completions request llama.cpp's server (in-process or over HTTP) takes for one call.
+
+    Parameters
+    ----------
+    turns : sequence of (str, str)
+        Chat turns, checked.
+    settings : GenerationSettings
+        How to generate.
+    cache_prompt : bool
+        Whether the runtime may reuse the computed prefix of its previous prompt.
+
+    Returns
+    -------
+    dict
+    """
+    request: dict[str, Any] = {
+        "messages": [{"role": role, "content": content} for role, content in turns],
+        "max_tokens": settings.max_tokens,
+        "temperature": settings.temperature,
+        "seed": settings.seed,
+        "cache_prompt": cache_prompt,
+    }
+    if settings.stop:
+        request["stop"] = list(settings.stop)
+    if settings.temperature == 0.0:
+        request["top_k"] = 1
+    if settings.grammar is not None:
+        request["grammar"] = settings.grammar
+    return request
+
+
+def _looks_like_gguf(spec: str) -> bool:
+    if spec.lower().endswith(".gguf"):
+        return True
+    path = Path(spec).expanduser()
+    try:
+        with path.open("rb") as fh:
+            return fh.read(4) == GGUF_MAGIC
+    except OSError:
+        return False
+
+
+class LlamaCppBackend:
+    """Opens a bundled model's name or a path to any GGUF file as a :class:`LlamaCppModel` (entry point ``llamacpp``)."""
+
+    name = "llamacpp"
+    accepts = "a bundled model's name or a path to a GGUF file"
+
+    def claims(self, spec: str) -> bool:
+        """Whether ``spec`` is a bundled name or a GGUF path.
+
+        Parameters
+        ----------
+        spec : str
+            What the caller asked to open.
+
+        Returns
+        -------
+        bool
+        """
+        from cvlib.models.bundled import BUNDLED
+
+        return spec in BUNDLED or ("://" not in spec and _looks_like_gguf(spec))
+
+    def open(self, spec: str) -> LlamaCppModel:
+        """The model ``spec`` names, its file checked (a bundled one against its pinned SHA-256).
+
+        Parameters
+        ----------
+        spec : str
+            A bundled name or a GGUF path.
+
+        Returns
+        -------
+        LlamaCppModel
+        """
+        from cvlib.models.bundled import BUNDLED, bundled_model
+
+        if spec in BUNDLED:
+            return LlamaCppModel(bundled_model(spec), sha256=BUNDLED[spec].sha256)
+        return LlamaCppModel(spec)

@@ -10,10 +10,18 @@ The chapters read only these files, so the book builds without a model; a
 reader can re-derive every figure from the lines, and
 ``cvlib models verify`` re-generates any of them.
 
+Two optional fields came with the runtime of the study round: ``run``
+names the group of calls a worker made back to back after a
+:meth:`~cvlib.models.interface.LanguageModel.reset` (a task's arms, in order),
+which is what :mod:`cvlib.models.verify` replays to re-generate any of them;
+and a ``runtime`` of a model that is not content-addressed (a server's) says
+so. A recording may begin with a header line ``{"recording": {...}}`` naming
+the command that resumes it.
+
 Lines of one task are written together (:meth:`Recorder.flush`), so a
 recording killed mid-task holds only whole tasks and a restart redoes the
-unfinished one; a line cut short by the kill is dropped when the file is
-opened again.
+unfinished one; the recorder drops a line cut short by the kill before it
+appends, and every other reader reports it (:mod:`cvlib.models.jsonl`).
 """
 
 from __future__ import annotations
@@ -25,21 +33,26 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from cvlib.models.errors import RecordingError, UnrecordedCallError
+from cvlib.models.errors import RecordingDamagedError, RecordingError
 from cvlib.models.interface import LanguageModel
+from cvlib.models.jsonl import append_lines, read_lines, repair_tail
 from cvlib.models.settings import GenerationSettings, Message, ModelIdentity, check_messages
 
 __all__ = [
     "FIELDS",
+    "HEADER_KEY",
     "CallRecord",
     "Recorder",
-    "ReplayModel",
     "append_lines",
     "call_key",
     "canonical",
     "read_recording",
     "recorded_tasks",
+    "recording_header",
 ]
+
+#: The one key of a recording's optional first line, the header.
+HEADER_KEY = "recording"
 
 #: The fields of every recorded call, in the order they are written.
 FIELDS = (
@@ -79,7 +92,7 @@ def call_key(model_sha256: str, settings: GenerationSettings, messages: Sequence
     Parameters
     ----------
     model_sha256 : str
-        The model file's SHA-256.
+        The model's key (:attr:`~cvlib.models.settings.ModelIdentity.key`: its file's SHA-256, when it has one).
     settings : GenerationSettings
         The settings.
     messages : sequence of (str, str)
@@ -108,16 +121,18 @@ class CallRecord:
     response: str
     decision: Any
     outcome: Any
+    run: str | None = None
 
     @property
     def identity(self) -> ModelIdentity:
         """The model that answered."""
-        return ModelIdentity(self.model, self.model_sha256, self.runtime["name"], self.runtime["version"])
+        addressed = self.runtime.get("content_addressed", "true") != "false"
+        return ModelIdentity(self.model, self.model_sha256, self.runtime["name"], self.runtime["version"], addressed)
 
     @property
     def key(self) -> str:
         """The call's replay key (:func:`call_key`)."""
-        return call_key(self.model_sha256, self.settings, self.prompt)
+        return call_key(self.identity.key, self.settings, self.prompt)
 
     def to_dict(self) -> dict[str, Any]:
         """The record as one JSON-ready mapping, fields in :data:`FIELDS` order.
@@ -139,6 +154,7 @@ class CallRecord:
             "response": self.response,
             "decision": self.decision,
             "outcome": self.outcome,
+            **({"run": self.run} if self.run is not None else {}),
         }
 
     def to_json(self) -> str:
@@ -169,6 +185,7 @@ class CallRecord:
         runtime = data["runtime"]
         if not isinstance(runtime, Mapping) or {"name", "version"} - set(runtime):
             raise RecordingError(f"a recorded call's runtime is {runtime!r}; expected {{name, version}}")
+        run = data.get("run")
         return cls(
             experiment=str(data["experiment"]),
             arm=data["arm"],
@@ -176,49 +193,69 @@ class CallRecord:
             step=data["step"],
             model=str(data["model"]),
             model_sha256=str(data["model_sha256"]),
-            runtime={"name": str(runtime["name"]), "version": str(runtime["version"])},
+            runtime={str(k): str(v) for k, v in runtime.items()},
             settings=GenerationSettings.from_dict(data["settings"]),
             prompt=check_messages([tuple(m) for m in data["prompt"]]),
             response=str(data["response"]),
             decision=data["decision"],
             outcome=data["outcome"],
+            run=None if run is None else str(run),
         )
 
 
-def _lines(path: Path) -> Iterator[tuple[int, str]]:
-    with path.open(encoding="utf-8") as fh:
-        for number, line in enumerate(fh, 1):
-            if line.endswith("\n") and line.strip():
-                yield number, line
+def _parsed(path: Path, *, allow_cut_tail: bool, resume_hint: str) -> Iterator[tuple[int, dict[str, Any]]]:
+    for number, line in read_lines(path, allow_cut_tail=allow_cut_tail, resume_hint=resume_hint):
+        try:
+            data = json.loads(line)
+        except ValueError:
+            raise RecordingDamagedError(f"{path.name} line {number} is not JSON", number) from None
+        if not isinstance(data, dict):
+            raise RecordingDamagedError(f"{path.name} line {number} is not a recorded call", number)
+        yield number, data
 
 
-def read_recording(path: str | os.PathLike[str]) -> list[CallRecord]:
-    """Every whole call recorded in ``path``, in order (a last line cut short by a kill is left out).
+def recording_header(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """The recording's header (its first line ``{"recording": {...}}``), or ``{}`` when it has none.
 
     Parameters
     ----------
     path : str or os.PathLike
-        A JSON Lines recording.
+        A recording.
+
+    Returns
+    -------
+    dict
+    """
+    for _, data in _parsed(Path(path), allow_cut_tail=True, resume_hint=""):
+        header = data.get(HEADER_KEY) if set(data) == {HEADER_KEY} else None
+        return dict(header) if isinstance(header, Mapping) else {}
+    return {}
+
+
+def read_recording(path: str | os.PathLike[str], *, allow_cut_tail: bool = False) -> list[CallRecord]:
+    """Every call recorded in ``path``, in order; a line cut short by a kill is an error naming its line.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        A JSON Lines recording, plain or ``.gz``.
+    allow_cut_tail : bool
+        Leave a last line cut short out instead (what a recorder about to resume does).
 
     Returns
     -------
     list of CallRecord
     """
     p = Path(path)
-    if not p.is_file():
-        raise RecordingError(f"recording {str(p)!r} does not exist")
+    hint = str(recording_header(p).get("resume", "")) if p.is_file() else ""
     out = []
-    for number, line in _lines(p):
-        try:
-            data = json.loads(line)
-        except ValueError:
-            raise RecordingError(f"{p.name} line {number} is not JSON") from None
-        if not isinstance(data, dict):
-            raise RecordingError(f"{p.name} line {number} is not a recorded call")
+    for number, data in _parsed(p, allow_cut_tail=allow_cut_tail, resume_hint=hint):
+        if set(data) == {HEADER_KEY}:
+            continue
         try:
             out.append(CallRecord.from_dict(data))
-        except RecordingError as exc:
-            raise RecordingError(f"{p.name} line {number}: {exc}") from None
+        except (RecordingError, ValueError, TypeError) as exc:
+            raise RecordingDamagedError(f"{p.name} line {number}: {exc}", number) from None
     return out
 
 
@@ -240,66 +277,36 @@ def recorded_tasks(path: str | os.PathLike[str], experiment: str | None = None) 
         return set()
     return {
         (r.arm, canonical(r.task))
-        for r in read_recording(path)
+        for r in read_recording(path, allow_cut_tail=True)
         if experiment is None or r.experiment == experiment
     }
-
-
-def append_lines(path: str | os.PathLike[str], lines: Sequence[str]) -> None:
-    """Append whole JSON lines to a recording in one write, flushed to disk (a kill leaves whole lines or a cut last one).
-
-    Parameters
-    ----------
-    path : str or os.PathLike
-        The recording.
-    lines : sequence of str
-        Lines without their newline.
-    """
-    if not lines:
-        return
-    p = Path(path)
-    p.parent.mkdir(parents=True, exist_ok=True)
-    _repair_tail(p)
-    with p.open("a", encoding="utf-8") as fh:
-        fh.write("".join(line + "\n" for line in lines))
-        fh.flush()
-        os.fsync(fh.fileno())
-
-
-def _repair_tail(path: Path) -> None:
-    """Cut a last line that a kill left without its newline, so appending starts on a fresh line."""
-    if not path.is_file() or path.stat().st_size == 0:
-        return
-    with path.open("rb+") as fh:
-        fh.seek(0, os.SEEK_END)
-        size = fh.tell()
-        fh.seek(max(0, size - 1))
-        if fh.read(1) == b"\n":
-            return
-        fh.seek(0)
-        data = fh.read()
-        fh.truncate(data.rfind(b"\n") + 1)
 
 
 class Recorder:
     """A model whose every call becomes a :class:`CallRecord`, written to a JSON Lines file.
 
-    The caller asks as of any model (:meth:`generate`), then says what the
+    The caller asks as of any model (:meth:`complete`), then says what the
     answer meant (:meth:`record`: arm, task, step, decision, outcome) and
-    writes the task's records in one go (:meth:`flush`).
+    writes the task's records in one go (:meth:`flush`). :meth:`begin` starts a
+    group of calls (a task's arms, back to back): the model forgets its
+    computed prompt and every call until the next :meth:`begin` carries the
+    group's name, so ``verify`` can replay the group from its first call.
 
     Parameters
     ----------
     model : LanguageModel
-        The model that answers (live, or a :class:`ReplayModel`).
+        The model that answers (live, or a replayed one).
     path : str or os.PathLike or None
         The recording; appended to (a line cut short by a kill is removed first). None: the
         records are only handed back by :meth:`take` (a worker process whose parent writes).
     experiment : str
         The experiment every record belongs to.
+    resume : str
+        The command that resumes this recording, written in a new file's header line.
     """
 
-    def __init__(self, model: LanguageModel, path: str | os.PathLike[str] | None, experiment: str) -> None:
+    def __init__(self, model: LanguageModel, path: str | os.PathLike[str] | None, experiment: str,
+                 *, resume: str = "") -> None:
         if not isinstance(experiment, str) or not experiment:
             raise RecordingError(f"a recording needs an experiment name, got {experiment!r}")
         self.model = model
@@ -307,9 +314,13 @@ class Recorder:
         self.experiment = experiment
         self._open: tuple[tuple[Message, ...], GenerationSettings, str] | None = None
         self._pending: list[CallRecord] = []
+        self._run: str | None = None
         if self.path is not None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-            _repair_tail(self.path)
+            repair_tail(self.path)
+            if resume and (not self.path.is_file() or self.path.stat().st_size == 0):
+                header = {HEADER_KEY: {"format": 2, "experiment": experiment, "resume": resume}}
+                append_lines(self.path, [json.dumps(header, ensure_ascii=False)])
 
     @property
     def identity(self) -> ModelIdentity:
@@ -321,7 +332,38 @@ class Recorder:
         """Records made but not yet written."""
         return tuple(self._pending)
 
-    def generate(self, messages: Sequence[Message], settings: GenerationSettings) -> str:
+    def prepare(self, settings: GenerationSettings) -> None:
+        """Prepare the wrapped model.
+
+        Parameters
+        ----------
+        settings : GenerationSettings
+            The settings of the calls to come.
+        """
+        self.model.prepare(settings)
+
+    def reset(self) -> None:
+        """Reset the wrapped model (the next call reads its whole prompt)."""
+        self.model.reset()
+
+    def close(self) -> None:
+        """Close the wrapped model."""
+        self.model.close()
+
+    def begin(self, run: str) -> None:
+        """Start the group of calls ``run``: the model reads the next prompt whole, and each record carries ``run``.
+
+        Parameters
+        ----------
+        run : str
+            The group's name, unique in the recording (e.g. the task and the repeat).
+        """
+        if not isinstance(run, str) or not run:
+            raise RecordingError(f"a group of calls needs a name, got {run!r}")
+        self.model.reset()
+        self._run = run
+
+    def complete(self, messages: Sequence[Message], settings: GenerationSettings) -> str:
         """Ask the wrapped model; the call stays open until :meth:`record` says what it meant.
 
         Parameters
@@ -338,7 +380,7 @@ class Recorder:
         if self._open is not None:
             raise RecordingError("the previous call was not recorded: call Recorder.record before asking again")
         turns = check_messages(messages)
-        response = self.model.generate(turns, settings)
+        response = self.model.complete(turns, settings)
         self._open = (turns, settings, response)
         return response
 
@@ -363,9 +405,12 @@ class Recorder:
         CallRecord
         """
         if self._open is None:
-            raise RecordingError("no call to record: Recorder.record follows Recorder.generate")
+            raise RecordingError("no call to record: Recorder.record follows Recorder.complete")
         turns, settings, response = self._open
         identity = self.model.identity
+        runtime = {"name": identity.runtime, "version": identity.runtime_version}
+        if not identity.content_addressed:
+            runtime["content_addressed"] = "false"
         record = CallRecord(
             experiment=self.experiment,
             arm=arm,
@@ -373,12 +418,13 @@ class Recorder:
             step=step,
             model=identity.file_name,
             model_sha256=identity.sha256,
-            runtime={"name": identity.runtime, "version": identity.runtime_version},
+            runtime=runtime,
             settings=settings,
             prompt=turns,
             response=response,
             decision=decision,
             outcome=outcome,
+            run=self._run,
         )
         self._open = None
         self._pending.append(record)
@@ -426,71 +472,3 @@ class Recorder:
         """Drop the open call and every pending record (a task abandoned half-way)."""
         self._open = None
         self._pending = []
-
-
-class ReplayModel:
-    """A model that answers from a recording and refuses, in one line, any call the recording does not hold.
-
-    Parameters
-    ----------
-    recording : str or os.PathLike
-        A recording.
-    model_sha256 : str, optional
-        Which recorded model to be, when the recording holds more than one.
-    """
-
-    def __init__(self, recording: str | os.PathLike[str], model_sha256: str | None = None) -> None:
-        self.path = Path(recording)
-        records = read_recording(self.path)
-        models = {r.model_sha256: r.identity for r in records}
-        if not models:
-            raise RecordingError(f"recording {self.path.name!r} holds no call")
-        if model_sha256 is None:
-            if len(models) > 1:
-                raise RecordingError(
-                    f"recording {self.path.name!r} holds {len(models)} models; pass model_sha256, one of "
-                    + ", ".join(sorted(models))
-                )
-            model_sha256 = next(iter(models))
-        if model_sha256 not in models:
-            raise UnrecordedCallError(
-                f"recording {self.path.name!r} holds no call to the model with SHA-256 {model_sha256}"
-            )
-        self._identity = models[model_sha256]
-        self._answers: dict[str, str] = {}
-        for r in records:
-            if r.model_sha256 == model_sha256:
-                self._answers.setdefault(r.key, r.response)
-
-    @property
-    def identity(self) -> ModelIdentity:
-        """The recorded model's identity, as recorded."""
-        return self._identity
-
-    def __len__(self) -> int:
-        return len(self._answers)
-
-    def generate(self, messages: Sequence[Message], settings: GenerationSettings) -> str:
-        """The recorded answer to exactly this prompt and these settings.
-
-        Parameters
-        ----------
-        messages : sequence of (str, str)
-            Chat turns.
-        settings : GenerationSettings
-            How the call was made.
-
-        Returns
-        -------
-        str
-        """
-        turns = check_messages(messages)
-        key = call_key(self._identity.sha256, settings, turns)
-        try:
-            return self._answers[key]
-        except KeyError:
-            last = turns[-1][1].replace("\n", " ")
-            raise UnrecordedCallError(
-                f"recording {self.path.name!r} holds no call with this prompt and these settings for "
-                f"{self._identity.file_name} (last turn starts {last[:60]!r})"
-            ) from None

@@ -43,6 +43,12 @@ class GenerationSettings:
         Tokens of context the runtime allocates; a prompt must fit in it with the answer.
     stop : tuple of str
         Generation stops before the first of these strings (e.g. a newline, for one-line answers).
+    grammar : str or None
+        A llama.cpp grammar (GBNF) the answer must match, so a small model's choice is read, not guessed
+        from free text; None: unconstrained. A backend that cannot honour it refuses the call.
+    batch_size : int
+        Tokens the runtime processes in one batch of a prompt. It changes how fast a prompt is read and,
+        at a near-tie, can change a greedy answer (batches round differently), so it is recorded.
     """
 
     max_tokens: int
@@ -51,17 +57,23 @@ class GenerationSettings:
     threads: int = 1
     context_size: int = 2048
     stop: tuple[str, ...] = field(default=())
+    grammar: str | None = None
+    batch_size: int = 2048
 
     def __post_init__(self) -> None:
-        for name in ("max_tokens", "seed", "threads", "context_size"):
+        for name in ("max_tokens", "seed", "threads", "context_size", "batch_size"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int):
                 raise ParameterError(f"generation setting {name} must be an integer, got {value!r}")
-        if self.max_tokens < 1 or self.threads < 1 or self.context_size < 16 or self.seed < 0:
+        if self.max_tokens < 1 or self.threads < 1 or self.context_size < 16 or self.seed < 0 or self.batch_size < 1:
             raise ParameterError(
                 f"generation settings out of range: max_tokens={self.max_tokens}, threads={self.threads}, "
-                f"context_size={self.context_size}, seed={self.seed}; expected max_tokens, threads >= 1, "
-                "context_size >= 16, seed >= 0"
+                f"context_size={self.context_size}, seed={self.seed}, batch_size={self.batch_size}; expected "
+                "max_tokens, threads, batch_size >= 1, context_size >= 16, seed >= 0"
+            )
+        if self.grammar is not None and (not isinstance(self.grammar, str) or "root" not in self.grammar):
+            raise ParameterError(
+                f"generation setting grammar must be a llama.cpp grammar text with a root rule, got {self.grammar!r:.80}"
             )
         if isinstance(self.temperature, bool) or not isinstance(self.temperature, int | float) or self.temperature < 0:
             raise ParameterError(f"generation setting temperature must be a number >= 0, got {self.temperature!r}")
@@ -74,12 +86,19 @@ class GenerationSettings:
     def to_dict(self) -> dict[str, Any]:
         """The settings as a JSON-ready mapping (``stop`` as a list), as a recorded call holds them.
 
+        ``grammar`` and ``batch_size`` are written only when they differ from their defaults, so the
+        settings of a call recorded before they existed read back to the same mapping.
+
         Returns
         -------
         dict
         """
         out = asdict(self)
         out["stop"] = list(self.stop)
+        if self.grammar is None:
+            del out["grammar"]
+        if self.batch_size == 2048:
+            del out["batch_size"]
         return out
 
     @classmethod
@@ -95,7 +114,7 @@ class GenerationSettings:
         -------
         GenerationSettings
         """
-        known = {"max_tokens", "temperature", "seed", "threads", "context_size", "stop"}
+        known = {"max_tokens", "temperature", "seed", "threads", "context_size", "stop", "grammar", "batch_size"}
         unknown = sorted(set(data) - known)
         if unknown or "max_tokens" not in data:
             raise ParameterError(
@@ -108,31 +127,45 @@ class GenerationSettings:
 
 @dataclass(frozen=True, slots=True)
 class ModelIdentity:
-    """Which model answered: its file and the runtime that ran it.
+    """Which model answered, as far as its backend can prove it.
+
+    A local file is content-addressed: its SHA-256 names the weights, whoever
+    serves them. A model behind a server is known only by the name the server
+    gives it and what the server reports of itself; that is recorded as it is,
+    and marked as not content-addressed, so nobody mistakes it for a proof.
 
     Parameters
     ----------
     file_name : str
-        The model file's name (not its path: a path says where, not what).
+        The model file's name (not its path: a path says where, not what), or the name a server gives the model.
     sha256 : str
-        SHA-256 of the file, hex: what makes two files the same model.
+        SHA-256 of the file, hex: what makes two files the same model; ``""`` when it cannot be known.
     runtime : str
-        The runtime's name (``xllamacpp``, or ``replay`` for an answer read from a recording).
+        The runtime's name (``xllamacpp``, ``openai-server``, or ``replay`` for an answer read from a recording).
     runtime_version : str
-        The runtime's version; greedy answers are byte-identical only for one runtime version.
+        The runtime's version (a server's build or fingerprint); greedy answers are byte-identical only for one
+        runtime version.
+    content_addressed : bool
+        Whether ``sha256`` names the weights (a local file); False for a server's model.
     """
 
     file_name: str
     sha256: str
     runtime: str
     runtime_version: str
+    content_addressed: bool = True
 
-    def to_dict(self) -> dict[str, str]:
+    @property
+    def key(self) -> str:
+        """What a recorded call is keyed by: the SHA-256, or ``runtime:name`` for a model that is not content-addressed."""
+        return self.sha256 if self.content_addressed else f"{self.runtime}:{self.file_name}"
+
+    def to_dict(self) -> dict[str, Any]:
         """The identity as a JSON-ready mapping.
 
         Returns
         -------
-        dict of str to str
+        dict
         """
         return asdict(self)
 

@@ -1,25 +1,22 @@
 """Re-generating recorded calls: a recording is checked, not trusted.
 
-:func:`verify_recording` draws a seeded sample of a recording's calls, puts
-each prompt again to the recorded model (found among the bundled models by
-its SHA-256, or given as a file) with the recorded settings, and compares
-the answers byte for byte. Greedy answers are the same for the same model
-file and runtime version; the report says when the runtime installed is not
-the one recorded.
+:func:`verify_recording` draws a seeded sample of a recording's calls, opens
+the recorded model (a bundled one found by its SHA-256, or any model spec
+given, whose identity must match), and re-generates the calls byte for byte.
 
-The runtime's prompt cache reuses the computed prefix of the previous
-prompt, and a prefix computed in other batches can differ in the last bits
-of its numbers: at a near-tie between two tokens that can change a greedy
-answer (measured: a call re-generated alone answered ``EXECUTE`` where the
+A call's answer can depend on what the model computed before it. The
+runtime's prompt cache reuses the computed prefix of the previous prompt, and
+a prefix computed in other batches can differ in the last bits of its
+numbers: at a near-tie between two tokens that changes a greedy answer
+(measured: a call re-generated alone answered ``EXECUTE`` where the
 recording holds ``VERIFY F1``, and the same call re-generated after the
-earlier calls of its run answered ``VERIFY F1``). So a sampled call is
-re-generated the way it was recorded: the calls of its run from the first,
-in order, on one model; only the sampled calls are compared. A run is what
-one worker recorded in one go: in the agent loop one arm on one task (the
-calls of its steps), in the notes trials one task (its arms, one call each,
-in the order the recorder put them: measured, a 1.5B notes call re-generated
-alone answered ``""`` where the recording, made after the task's other
-arms, holds ``''``).
+earlier calls of its run answered ``VERIFY F1``). So each sampled call is
+re-generated the way it was recorded: its group of calls (the ``run`` field:
+what a worker made back to back after a reset, e.g. a task's arms) replayed
+from the group's first call, after a reset, in recorded order. A recording
+made before the ``run`` field groups an agent-loop arm's steps, or a notes
+task's arms. The report says how many calls were sampled and how many had to
+be generated to reach them.
 """
 
 from __future__ import annotations
@@ -27,18 +24,18 @@ from __future__ import annotations
 import os
 import random
 from collections.abc import Callable
-from dataclasses import dataclass
-from pathlib import Path
+from dataclasses import dataclass, replace
 
 from cvlib.core.errors import ParameterError
 from cvlib.core.validation import require_int
-from cvlib.models.bundled import BUNDLED, bundled_model, model_path
+from cvlib.models.bundled import BUNDLED
 from cvlib.models.errors import ModelChecksumError, ModelMissingError
-from cvlib.models.files import file_sha256
 from cvlib.models.interface import LanguageModel
 from cvlib.models.recording import CallRecord, canonical, read_recording
+from cvlib.models.registry import open_model
+from cvlib.models.settings import ModelIdentity
 
-__all__ = ["Regenerated", "VerifyReport", "sample_indices", "verify_recording"]
+__all__ = ["Regenerated", "VerifyReport", "group_key", "sample_indices", "verify_recording"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,11 +61,18 @@ class VerifyReport:
     checked: tuple[Regenerated, ...]
     runtime_recorded: tuple[str, ...]
     runtime_installed: str
+    generated: int = 0
+    threads: int | None = None
 
     @property
     def identical(self) -> bool:
         """Whether every re-generated answer is byte-identical to the recorded one."""
         return all(c.identical for c in self.checked)
+
+    @property
+    def same(self) -> int:
+        """How many sampled calls came back byte-identical."""
+        return sum(c.identical for c in self.checked)
 
     def lines(self) -> list[str]:
         """The report as lines of text: one per call, then the verdict.
@@ -81,12 +85,13 @@ class VerifyReport:
         for c in self.checked:
             mark = "identical" if c.identical else f"DIFFERENT: recorded {c.recorded!r}, now {c.regenerated!r}"
             out.append(f"call {c.index}: {mark}")
-        same = sum(c.identical for c in self.checked)
         versions = ", ".join(self.runtime_recorded)
         note = "" if self.runtime_recorded == (self.runtime_installed,) else f" (recorded with {versions})"
+        threads = "" if self.threads is None else f", {self.threads} thread{'s' * (self.threads != 1)}"
         out.append(
-            f"{same} of {len(self.checked)} sampled calls of {self.total} byte-identical, "
-            f"runtime xllamacpp {self.runtime_installed}{note}"
+            f"{self.same} of {len(self.checked)} sampled calls of {self.total} byte-identical "
+            f"({self.generated} calls generated to reach them, each after its group's earlier calls), "
+            f"runtime {self.runtime_installed}{note}{threads}"
         )
         return out
 
@@ -111,21 +116,43 @@ def sample_indices(total: int, sample: int, seed: int = 0) -> list[int]:
     return sorted(random.Random(require_int("seed", seed)).sample(range(total), min(sample, total)))
 
 
-def _model_for(sha256: str, given: str | os.PathLike[str] | None) -> Path:
+def group_key(record: CallRecord) -> tuple[str, ...]:
+    """The group of calls ``record`` was made in: its ``run``, or for older recordings its arm's run or its task.
+
+    Parameters
+    ----------
+    record : CallRecord
+        A recorded call.
+
+    Returns
+    -------
+    tuple of str
+    """
+    if record.run is not None:
+        return (record.experiment, "run", record.run)
+    arm = str(record.arm) if record.step is not None else ""
+    return (record.experiment, arm, canonical(record.task))
+
+
+def _recorded_model(identity: ModelIdentity, given: str | os.PathLike[str] | None,
+                    opener: Callable[[str], LanguageModel]) -> LanguageModel:
+    """The model that answered, opened: the spec given (checked against the recording), or the bundled one."""
     if given is not None:
-        path = model_path(given)
-        if file_sha256(path) != sha256:
-            raise ModelChecksumError(f"model {str(given)!r} is not the recorded model (SHA-256 {sha256})")
-        return path
+        live = opener(os.fspath(given))
+        have = live.identity
+        if identity.content_addressed and have.sha256 != identity.sha256:
+            raise ModelChecksumError(f"model {os.fspath(given)!r} is not the recorded model (SHA-256 {identity.sha256})")
+        if not identity.content_addressed and have.file_name != identity.file_name:
+            raise ModelChecksumError(f"model {os.fspath(given)!r} serves {have.file_name!r}, not the recorded {identity.file_name!r}")
+        return live
+    if not identity.content_addressed:
+        raise ModelMissingError(
+            f"the recorded model {identity.file_name!r} was served by {identity.runtime}; pass its server's URL with --model"
+        )
     for name, bundled in BUNDLED.items():
-        if bundled.sha256 == sha256:
-            return bundled_model(name)
-    raise ModelMissingError(f"the recorded model with SHA-256 {sha256} is not a bundled model; pass --model PATH")
-
-
-def _run_key(record: CallRecord) -> tuple[str, str | None, str]:
-    """The calls recorded one after another on one model: a stepped run is one arm's, a single-call trial's its task's."""
-    return (record.experiment, record.arm if record.step is not None else None, canonical(record.task))
+        if bundled.sha256 == identity.sha256:
+            return opener(name)
+    raise ModelMissingError(f"the recorded model with SHA-256 {identity.sha256} is not a bundled model; pass --model PATH")
 
 
 def verify_recording(
@@ -134,48 +161,58 @@ def verify_recording(
     *,
     seed: int = 0,
     model: str | os.PathLike[str] | None = None,
-    load: Callable[[Path, str], LanguageModel] | None = None,
+    threads: int | None = None,
+    opener: Callable[[str], LanguageModel] = open_model,
 ) -> VerifyReport:
-    """Re-generate a seeded sample of the recorded calls with the recorded model and settings, each after its run's earlier calls.
+    """Re-generate a seeded sample of the recorded calls with the recorded model and settings, each after its group's earlier calls.
 
     Parameters
     ----------
     path : str or os.PathLike
-        The recording.
+        The recording (plain or ``.gz``); a line cut short is an error naming it.
     sample : int
         How many calls to re-generate.
     seed : int
         Seed of the choice.
     model : str or os.PathLike, optional
-        The model file (or bundled name) when the recorded one is not bundled; its SHA-256 must match.
-    load : callable, optional
-        ``load(path, sha256)`` gives the model (default :class:`~cvlib.models.llamacpp.LlamaCppModel`).
+        Any model spec (bundled name, GGUF path, server URL) when the recorded one is not bundled; it must be
+        the recorded model (same SHA-256, or for a server the same model name).
+    threads : int, optional
+        Re-generate with this many threads instead of the recorded number (the determinism study).
+    opener : callable
+        ``opener(spec)`` opens a model (default :func:`~cvlib.models.registry.open_model`); tests pass their own.
 
     Returns
     -------
     VerifyReport
     """
-    from cvlib.models.llamacpp import LlamaCppModel, runtime_version
-
     records = read_recording(path)
     if not records:
         raise ParameterError(f"recording {os.fspath(path)!r} holds no call to verify")
+    if threads is not None:
+        threads = require_int("threads", threads, minimum=1)
     chosen = sample_indices(len(records), sample, seed)
-    runs: dict[tuple[str, str | None, str], list[int]] = {}
+    groups: dict[tuple[str, ...], list[int]] = {}
     for k, r in enumerate(records):
-        runs.setdefault(_run_key(r), []).append(k)
+        groups.setdefault(group_key(r), []).append(k)
+    wanted: dict[tuple[str, ...], int] = {}
+    for k in chosen:  # each group replayed once, up to its last sampled call
+        key = group_key(records[k])
+        wanted[key] = max(wanted.get(key, -1), groups[key].index(k))
     loaded: dict[str, LanguageModel] = {}
-    checked = []
-    for k in chosen:
-        record: CallRecord = records[k]
-        if record.model_sha256 not in loaded:
-            file = _model_for(record.model_sha256, model)
-            loaded[record.model_sha256] = (load or (lambda p, s: LlamaCppModel(p, sha256=s)))(file, record.model_sha256)
-        live = loaded[record.model_sha256]
-        run = runs[_run_key(record)]
-        answer = ""
-        for earlier in run[: run.index(k) + 1]:  # the run's calls up to this one, in recorded order
-            answer = live.generate(records[earlier].prompt, records[earlier].settings)
-        checked.append(Regenerated(k, record.response, answer))
-    recorded_versions = tuple(sorted({records[k].runtime["version"] for k in chosen}))
-    return VerifyReport(os.fspath(path), len(records), tuple(checked), recorded_versions, runtime_version())
+    answers: dict[int, str] = {}
+    generated = 0
+    for key in sorted(wanted, key=lambda g: groups[g][0]):
+        first = records[groups[key][0]]
+        if first.identity.key not in loaded:
+            loaded[first.identity.key] = _recorded_model(first.identity, model, opener)
+        live = loaded[first.identity.key]
+        live.reset()
+        for k in groups[key][: wanted[key] + 1]:
+            settings = records[k].settings if threads is None else replace(records[k].settings, threads=threads)
+            answers[k] = live.complete(records[k].prompt, settings)
+            generated += 1
+    checked = tuple(Regenerated(k, records[k].response, answers[k]) for k in chosen)
+    recorded_versions = tuple(sorted({f"{records[k].runtime['name']} {records[k].runtime['version']}" for k in chosen}))
+    installed = sorted({f"{m.identity.runtime} {m.identity.runtime_version}" for m in loaded.values()})
+    return VerifyReport(os.fspath(path), len(records), checked, recorded_versions, ", ".join(installed), generated, threads)

@@ -1,23 +1,24 @@
 """The agent-loop chapter's results: the model's three arms beside the two deterministic executors.
 
-Everything here reads a recording (:mod:`cvlib.models.agent_results`) and
-re-runs the deterministic references on the same tasks, so the chapter never
-runs a model unless a reader asks it to record a new file
-(``record_for_chapter``).
+Everything here reads a recording (:mod:`cvlib.experiments.agent_study.results`)
+and re-runs the deterministic references on the same tasks; it never runs a
+model (a new recording is made by
+:func:`cvlib.experiments.agent_study.recording.chapter_recording`).
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from cvlib.core.errors import ParameterError
 from cvlib.core.executors import BASELINE, VALIDITY_AWARE
-from cvlib.experiments.agent_loop import AgentTask, agent_tasks, reference_results, run_task_dict
-from cvlib.models.agent_results import agent_runs, balanced, mean_interval, task_of, wilson
-from cvlib.models.prompts import ARMS
+from cvlib.core.intervals import proportion_interval
+from cvlib.experiments.agent_study.prompts import ARMS
+from cvlib.experiments.agent_study.results import agent_runs, balanced, mean_interval, task_of
+from cvlib.experiments.agent_study.tasks import AgentTask, agent_tasks, reference_results
 from cvlib.models.recording import CallRecord, read_recording
 from cvlib.presentation.style import LABELS, PALETTE, SERIES, legend_below, new_figure
 from cvlib.repository import project_root
@@ -35,7 +36,6 @@ __all__ = [
     "budget_completion",
     "GLUE_NAMES",
     "budget_table",
-    "chapter_recording",
     "chapter_values",
     "conversation_text",
     "recording_facts",
@@ -142,9 +142,9 @@ def agent_loop_summary(runs: pd.DataFrame, confidence: float = 0.95) -> pd.DataF
         for name, column in (("pfw", "pre_failure_work"), ("scur", "scur"), ("verifications", "verifications"),
                              ("steps", "steps_used")):
             row[name], row[f"{name}_low"], row[f"{name}_high"] = mean_interval(list(part[column]), confidence)
-        row["completion"], row["completion_low"], row["completion_high"] = wilson(
-            int(part["completed"].sum()), len(part), confidence
-        )
+        completed = int(part["completed"].sum())
+        row["completion"] = completed / len(part)
+        row["completion_low"], row["completion_high"] = proportion_interval(completed, len(part), confidence)
         decisions = int(part["decisions"].sum())
         row["decisions"] = decisions
         row["unparsed"] = int(part["unparsed"].sum())
@@ -292,42 +292,6 @@ def recording_facts(recording: str | os.PathLike[str], runs: pd.DataFrame) -> di
         "max_tokens": first.settings.max_tokens,
         "threads": first.settings.threads,
     }
-
-
-def chapter_recording(recording: str, model: str = "", record_tasks: int = 127, *, folder: str = "_runs") -> Path:
-    """The recording the chapter reads: ``recording``, or, when ``model`` is given, a new one made with it.
-
-    With a model (a GGUF path or a bundled model's name), the first
-    ``record_tasks`` tasks of :func:`~cvlib.experiments.agent_loop.agent_tasks`
-    are recorded (resuming) into ``_runs/agent_loop.<model>.jsonl``, whose
-    path is returned.
-
-    Parameters
-    ----------
-    recording : str
-        The committed recording (relative to the repository root).
-    model : str
-        Empty to read ``recording``; else the model to record with.
-    record_tasks : int
-        How many tasks a new recording takes.
-    folder : str
-        Where a new recording goes, under the repository root.
-
-    Returns
-    -------
-    pathlib.Path
-    """
-    from cvlib.models.agent_recording import record_agent_loop, recording_path
-
-    if not model:
-        path = _path(recording)
-        if not path.is_file():
-            raise ParameterError(f"recording {recording!r} does not exist; expected a file under data/model_trials/")
-        return path
-    out = recording_path(project_root() / folder, model)
-    tasks: Sequence[AgentTask] = agent_tasks()[: max(1, int(record_tasks))]
-    record_agent_loop(model, out, [t.to_dict() for t in tasks], run_task_dict, progress=False)
-    return out
 
 
 def summary_table(summary: pd.DataFrame) -> Any:

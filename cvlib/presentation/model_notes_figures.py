@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from cvlib.core.errors import ParameterError
-from cvlib.models.notes_trials import ARM_LABELS, ARMS, OUTCOMES, RIGHT_OUTCOME, STALE_ARMS
+from cvlib.experiments.notes_study import ARM_LABELS, ARMS, OUTCOMES, RIGHT_OUTCOME, STALE_ARMS
 from cvlib.presentation import tables
 from cvlib.presentation.formatting import fmt
 from cvlib.presentation.notes_figures import OUTCOME_COLOURS
@@ -177,7 +177,7 @@ def chapter_values(summary: pd.DataFrame, outcomes: pd.DataFrame, confidence: fl
         ``MN_stale_edit_share`` (and ``_pct``, ``_low``, ``_high``); the rates
         of :func:`cvlib.models.notes_trials.measured_rates`.
     """
-    from cvlib.models.notes_trials import complete_tasks, measured_rates, stale_edit_share
+    from cvlib.experiments.notes_study import complete_tasks, measured_rates, stale_edit_share
 
     _check(summary)
     rows = summary.set_index("arm")

@@ -18,7 +18,7 @@ gate says DEPENDENCY_CHANGED); a task where that does not hold is refused.
 It then writes the function as it is in the later release (dedented) as the
 task's excerpt, the changed dependencies, each wheel's SHA-256, and both edits
 in their checkable form, and loads the result with
-:func:`cvlib.models.notes_trials.load_tasks`, which checks every edit.
+:func:`cvlib.experiments.notes_study.load_tasks`, which checks every edit.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ from pathlib import Path
 
 import yaml
 
-from cvlib.models.notes_trials import Edit, load_tasks
+from cvlib.experiments.notes_study import Edit, load_tasks
 from cvlib.notes import Status, anchor
 from cvlib.notes.anchors import read_source
 from cvlib.notes.gate import SymbolIndex, classify

@@ -21,14 +21,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from cvlib.experiments.agent_loop import agent_tasks, run_task_dict  # noqa: E402
-from cvlib.models.agent_recording import record_agent_loop, recording_path  # noqa: E402
-from cvlib.models.prompts import ARMS  # noqa: E402
+from cvlib.experiments.agent_study import ARMS, agent_tasks, record_agent_loop, recording_path  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--model", default="qwen2.5-coder-0.5b", help="a bundled model's name or a GGUF path")
+    parser.add_argument("--model", default="qwen2.5-coder-0.5b", help="a bundled model's name, a GGUF path or a server URL")
     parser.add_argument("--out", default=str(ROOT / "data" / "model_trials"), help="folder of the recording")
     parser.add_argument("--random", type=int, default=100, help="seeded random plans (default 100)")
     parser.add_argument("--seed", type=int, default=0, help="the random plans' seed")
@@ -43,7 +41,7 @@ def main(argv: list[str] | None = None) -> int:
         tasks = tasks[: args.tasks]
     out = recording_path(args.out, args.model)
     done = record_agent_loop(
-        args.model, out, [t.to_dict() for t in tasks], run_task_dict, arms=args.arms, workers=args.workers
+        args.model, out, [t.to_dict() for t in tasks], arms=args.arms, workers=args.workers
     )
     print(f"{out}: {done.recorded} runs recorded now, {done.reused} reused, {done.wanted} wanted")
     return 0

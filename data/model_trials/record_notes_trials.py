@@ -25,21 +25,16 @@ import sys
 from pathlib import Path
 
 from cvlib.experiments.large_sweeps import sweep
-from cvlib.models import BUNDLED, bundled_model, read_recording
-from cvlib.models.notes_trials import ARMS, EXPERIMENT, SETTINGS, NotesTrialRun, load_tasks
+from cvlib.experiments.notes_study import ARMS, EXPERIMENT, SETTINGS, NotesTrialRun, load_tasks
+from cvlib.models import read_recording, recording_stem
 
 HERE = Path(__file__).resolve().parent
 TASKS = HERE / "notes_tasks.yaml"
 
 
-def model_name(spec: str) -> str:
-    """The name a recording file carries: the bundled model's name, or the file's stem."""
-    return spec if spec in BUNDLED else Path(spec).name.removesuffix(".gguf")
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--model", default="qwen2.5-coder-0.5b", help="a bundled model's name or a path to a GGUF file")
+    parser.add_argument("--model", default="qwen2.5-coder-0.5b", help="a bundled model's name, a GGUF path or a server URL")
     parser.add_argument("--out", type=Path, help="the recording (default: data/model_trials/notes_trials.<model>.jsonl)")
     parser.add_argument("--tasks-file", type=Path, default=TASKS, help="the task file")
     parser.add_argument("--tasks", type=int, help="only the first N tasks")
@@ -48,21 +43,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-tokens", type=int, default=SETTINGS.max_tokens, help="longest answer, in tokens")
     args = parser.parse_args(argv)
 
-    if args.model in BUNDLED:
-        path, sha = bundled_model(args.model), BUNDLED[args.model].sha256
-    else:
-        path, sha = Path(args.model), ""
-    out = args.out or HERE / f"notes_trials.{model_name(args.model)}.jsonl"
+    out = args.out or HERE / f"notes_trials.{recording_stem(args.model)}.jsonl"
     done: set[tuple[str, str]] = set()
     if out.is_file():
-        done = {(r.task["id"], str(r.arm)) for r in read_recording(out) if r.experiment == EXPERIMENT}
+        done = {(r.task["id"], str(r.arm)) for r in read_recording(out, allow_cut_tail=True) if r.experiment == EXPERIMENT}
     tasks = load_tasks(args.tasks_file)
     n = len(tasks) if args.tasks is None else min(args.tasks, len(tasks))
-    print(f"{len(done)} of {n * len(ARMS)} trials already in {out.name}; recording the rest with {path.name}", file=sys.stderr)
-    run = NotesTrialRun(str(args.tasks_file), str(path), sha, str(out), frozenset(done), ARMS, args.max_tokens)
+    print(f"{len(done)} of {n * len(ARMS)} trials already in {out.name}; recording the rest with {args.model}", file=sys.stderr)
+    run = NotesTrialRun(str(args.tasks_file), args.model, str(out), frozenset(done), ARMS, args.max_tokens)
     spec = _First(run, n)
     sweep(spec, backend=args.backend, workers=1, chunk_size=1, progress=True)  # type: ignore[arg-type]
-    total = len({(r.task["id"], r.arm) for r in read_recording(out) if r.experiment == EXPERIMENT})
+    total = len({(r.task["id"], r.arm) for r in read_recording(out, allow_cut_tail=True) if r.experiment == EXPERIMENT})
     print(f"{out}: {total} trials recorded", file=sys.stderr)
     return 0
 

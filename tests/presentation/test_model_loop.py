@@ -9,6 +9,7 @@ matplotlib.use("Agg")
 import pytest  # noqa: E402
 
 from cvlib.core.errors import ParameterError  # noqa: E402
+from cvlib.experiments.agent_study import chapter_recording  # noqa: E402
 from cvlib.presentation import model_loop  # noqa: E402
 from cvlib.presentation.style import figure_problems  # noqa: E402
 
@@ -60,4 +61,4 @@ def test_each_arm_shows_its_whole_conversation() -> None:
 
 def test_a_missing_recording_is_one_line() -> None:
     with pytest.raises(ParameterError, match="does not exist"):
-        model_loop.chapter_recording("data/model_trials/none.jsonl")
+        chapter_recording("data/model_trials/none.jsonl")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from cvlib.core.errors import ParameterError
-from cvlib.models import notes_trials as nt
+from cvlib.experiments import notes_study as nt
 from cvlib.presentation import model_notes_figures as mnf
 from cvlib.presentation.style import figure_problems
 

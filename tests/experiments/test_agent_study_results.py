@@ -7,7 +7,7 @@ import math
 import pytest
 
 from cvlib.core.errors import ParameterError
-from cvlib.models.agent_results import agent_runs, balanced, mean_interval, wilson
+from cvlib.experiments.agent_study import agent_runs, balanced, mean_interval
 
 
 def test_mean_interval_is_seeded_and_brackets_the_mean() -> None:
@@ -19,14 +19,6 @@ def test_mean_interval_is_seeded_and_brackets_the_mean() -> None:
     assert all(math.isnan(v) for v in mean_interval([]))
     with pytest.raises(ParameterError, match="confidence"):
         mean_interval(values, 1.5)
-
-
-def test_wilson_stays_inside_zero_and_one() -> None:
-    share, low, high = wilson(10, 10)
-    assert share == 1 and 0.65 < low < 1 and high == 1
-    share, low, high = wilson(0, 4)
-    assert share == 0 and low == 0 and 0 < high < 0.6
-    assert all(math.isnan(v) for v in wilson(0, 0))
 
 
 def test_runs_from_the_small_recording() -> None:

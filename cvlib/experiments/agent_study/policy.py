@@ -35,9 +35,17 @@ from cvlib.core.facts import DOUBTFUL_STATES, ValidityState
 from cvlib.core.graph import StepKind
 from cvlib.core.rules import ExecutionRules
 from cvlib.core.world import BeliefView
+from cvlib.experiments.agent_study.parsing import Decision, parse_decision
+from cvlib.experiments.agent_study.prompts import (
+    ARMS,
+    Knowledge,
+    PlanLine,
+    blocked,
+    opening,
+    step_question,
+    system_prompt,
+)
 from cvlib.models.interface import LanguageModel
-from cvlib.models.parsing import Decision, parse_decision
-from cvlib.models.prompts import ARMS, Knowledge, PlanLine, blocked, opening, step_question, system_prompt
 from cvlib.models.recording import Recorder
 from cvlib.models.settings import GenerationSettings, Message
 
@@ -247,7 +255,7 @@ class ModelPolicy:
         self._observe(view, position)
         knowledge = self.knowledge(view, run, position)
         messages = self.messages(knowledge)
-        response = self.model.generate(messages, self.settings)
+        response = self.model.complete(messages, self.settings)
         decision = parse_decision(response)
         action = decision.action
         gated = self.arm == "gated" and action == "EXECUTE" and blocked(knowledge)

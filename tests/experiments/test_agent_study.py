@@ -13,11 +13,18 @@ from cvlib.core.errors import ParameterError
 from cvlib.core.events import SilentChange
 from cvlib.core.executors import Baseline, ValidityAware, run_policy
 from cvlib.core.world import World
-from cvlib.experiments.agent_loop import AgentTask, agent_tasks, reference_results, run_task, task_setup
-from cvlib.models.agent_loop import ModelPolicy, decisions_summary
-from cvlib.models.parsing import parse_decision
-from cvlib.models.prompts import ARMS
-from cvlib.models.recording import Recorder, ReplayModel, read_recording
+from cvlib.experiments.agent_study import (
+    ARMS,
+    AgentTask,
+    ModelPolicy,
+    agent_tasks,
+    decisions_summary,
+    parse_decision,
+    reference_results,
+    run_task,
+    task_setup,
+)
+from cvlib.models import Recorder, ReplayModel, read_recording
 from cvlib.models.settings import ModelIdentity
 
 
@@ -30,7 +37,7 @@ class Scripted:
         self.answers = answers
         self.prompts: list[tuple[tuple[str, str], ...]] = []
 
-    def generate(self, messages, settings):
+    def complete(self, messages, settings):
         self.prompts.append(tuple(messages))
         digest = hashlib.sha256(repr(messages).encode()).digest()[0]
         return self.answers[digest % len(self.answers)]

@@ -14,7 +14,6 @@ import math
 import os
 import random
 from collections.abc import Iterable, Sequence
-from statistics import NormalDist
 from typing import TYPE_CHECKING, Any
 
 from cvlib.core.errors import ParameterError
@@ -23,7 +22,7 @@ from cvlib.models.recording import CallRecord, canonical, read_recording
 if TYPE_CHECKING:
     import pandas as pd
 
-__all__ = ["RUN_COLUMNS", "agent_runs", "balanced", "mean_interval", "task_of", "wilson"]
+__all__ = ["RUN_COLUMNS", "agent_runs", "balanced", "mean_interval", "task_of"]
 
 #: The columns of :func:`agent_runs`, in order.
 RUN_COLUMNS = (
@@ -136,32 +135,6 @@ def mean_interval(values: Sequence[float], confidence: float = 0.95, *, resample
     low = means[min(resamples - 1, max(0, int(math.floor(tail * resamples))))]
     high = means[min(resamples - 1, max(0, int(math.ceil((1 - tail) * resamples)) - 1))]
     return mean, low, high
-
-
-def wilson(count: int, total: int, confidence: float = 0.95) -> tuple[float, float, float]:
-    """A share with its Wilson score interval (right for shares near 0 or 1, unlike the normal one).
-
-    Parameters
-    ----------
-    count : int
-        Successes.
-    total : int
-        Trials.
-    confidence : float
-        The interval's level.
-
-    Returns
-    -------
-    tuple of (float, float, float)
-        ``(share, low, high)``; all NaN when ``total`` is 0.
-    """
-    if total == 0:
-        return math.nan, math.nan, math.nan
-    z = NormalDist().inv_cdf(1 - (1 - confidence) / 2)
-    share = count / total
-    centre = (share + z * z / (2 * total)) / (1 + z * z / total)
-    half = z * math.sqrt(share * (1 - share) / total + z * z / (4 * total * total)) / (1 + z * z / total)
-    return share, max(0.0, centre - half), min(1.0, centre + half)
 
 
 def task_of(canonical_task: str) -> dict[str, Any]:

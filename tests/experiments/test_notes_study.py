@@ -9,8 +9,10 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from cvlib.core.errors import ParameterError
-from cvlib.models import notes_trials as nt
+from cvlib.core.errors import ModelError, ParameterError
+from cvlib.experiments import notes_study as nt
+from cvlib.experiments.notes_study import tasks as nt_tasks
+from cvlib.experiments.notes_study import trials as nt_trials
 from cvlib.models.recording import read_recording
 from cvlib.models.settings import GenerationSettings, Message, ModelIdentity
 from cvlib.notes import Status, anchors
@@ -143,7 +145,7 @@ def test_an_edit_already_in_the_original_is_refused():
             "true_edit": {"comment_above": "return x", "comment": "# one more"},
             "stale_edit": {"find": "x + 1", "replace": "x + 2", "present": ["x + 1"]}}
     with pytest.raises(nt.TaskFileError, match="already counts as carrying the stale edit"):
-        nt._task(data, 0)
+        nt_tasks._task(data, 0)
 
 
 # -- prompts ------------------------------------------------------------------------
@@ -228,14 +230,8 @@ def test_summary_counts_tasks_per_arm_with_intervals():
     assert share["trials"] == 12 and share["stale_edits"] == 2
 
 
-def test_wilson_is_honest_at_the_edges():
-    assert nt.wilson(0, 10)[0] == 0.0 and nt.wilson(10, 10)[1] == 1.0
-    with pytest.raises(ParameterError):
-        nt.wilson(3, 2)
-
-
 def test_an_unknown_outcome_in_a_recording_is_refused():
-    with pytest.raises(nt.ModelError, match="outcome 'maybe'"):
+    with pytest.raises(ModelError, match="outcome 'maybe'"):
         nt.task_outcomes(fake_lines({("t", "control"): "maybe"}))
 
 
@@ -252,7 +248,16 @@ class FakeModel:
     def identity(self) -> ModelIdentity:
         return ModelIdentity("fake.gguf", "0" * 64, "fake", "1")
 
-    def generate(self, messages: Sequence[Message], settings: GenerationSettings) -> str:
+    def prepare(self, settings: GenerationSettings) -> None:
+        pass
+
+    def reset(self) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+    def complete(self, messages: Sequence[Message], settings: GenerationSettings) -> str:
         self.calls += 1
         user = messages[-1][1]
         code = self.task.stale_edit.apply(self.task.excerpt) if self.task.stale_note in user else self.task.excerpt
@@ -263,15 +268,15 @@ def test_the_run_records_every_arm_and_resumes(tasks, tmp_path, monkeypatch):
     task = tasks[0]
     fake = FakeModel(task)
     out = tmp_path / "rec.jsonl"
-    run = nt.NotesTrialRun(str(TASKS_FILE), "fake.gguf", "", str(out))
-    monkeypatch.setitem(nt._LOADED, "model:fake.gguf", fake)
+    run = nt.NotesTrialRun(str(TASKS_FILE), "fake.gguf", str(out))
+    monkeypatch.setitem(nt_trials._LOADED, "model:fake.gguf", fake)
     rows = run.rows(0, 1)
     assert rows[0]["recorded"] == 6 and rows[0]["stale_edit"] == 3
     records = read_recording(out)
     assert [r.arm for r in records] == list(nt.ARMS)
     assert all(r.prompt == nt.build_prompt(task, r.arm) for r in records)
     done = frozenset((r.task["id"], str(r.arm)) for r in records)
-    again = nt.NotesTrialRun(str(TASKS_FILE), "fake.gguf", "", str(out), done)
+    again = nt.NotesTrialRun(str(TASKS_FILE), "fake.gguf", str(out), done)
     assert again.rows(0, 1)[0]["recorded"] == 0 and fake.calls == 6
     assert len(read_recording(out)) == 6
 
@@ -298,13 +303,13 @@ def test_a_recording_re_derives_from_its_lines(path, tasks):
 def test_replay_re_asks_every_prompt_and_refuses_a_changed_one(tasks, tmp_path, monkeypatch):
     task = tasks[1]
     out = tmp_path / "rec.jsonl"
-    monkeypatch.setitem(nt._LOADED, "model:fake.gguf", FakeModel(task))
-    monkeypatch.setattr(nt, "load_tasks", lambda _path: (task,))
-    nt.NotesTrialRun("tasks.yaml", "fake.gguf", "", str(out)).rows(0, 1)
+    monkeypatch.setitem(nt_trials._LOADED, "model:fake.gguf", FakeModel(task))
+    monkeypatch.setattr(nt_trials, "load_tasks", lambda _path: (task,))
+    nt.NotesTrialRun("tasks.yaml", "fake.gguf", str(out)).rows(0, 1)
     replayed = nt.replay_outcomes([task], out)
     assert replayed["outcome"].tolist() == ["unchanged", "unchanged", "stale_edit", "stale_edit", "stale_edit", "unchanged"]
     changed = nt.NotesTask(**{**{f: getattr(task, f) for f in nt.NotesTask.__dataclass_fields__}, "stale_note": "other words"})
-    with pytest.raises(nt.ModelError, match="holds no call with this prompt"):
+    with pytest.raises(ModelError, match="holds no call with this prompt"):
         nt.replay_outcomes([changed], out)
     rates = nt.measured_rates(nt.arm_summary(replayed))
     assert rates["shown_as_fresh"] == 1.0 and rates["withheld"] == 0.0 and rates["true_note"] == 0.0
@@ -312,14 +317,13 @@ def test_replay_re_asks_every_prompt_and_refuses_a_changed_one(tasks, tmp_path, 
 
 def test_chapter_recording_says_where_the_answers_come_from(tmp_path, monkeypatch):
     rec = tmp_path / "notes_trials.x.jsonl"
-    with pytest.raises(nt.ModelError, match="does not exist"):
+    with pytest.raises(ModelError, match="does not exist"):
         nt.chapter_recording(rec, TASKS_FILE)
     rec.write_text("")
-    monkeypatch.setattr(nt, "runtime_installed", lambda: False)
     path, line = nt.chapter_recording(rec, TASKS_FILE)
-    assert path == rec and line == "Model packages not installed: replaying the recording notes_trials.x.jsonl."
-    with pytest.raises(nt.ModelError, match="needs the llama.cpp runtime"):
-        nt.chapter_recording(rec, TASKS_FILE, model="/m.gguf")
+    assert path == rec and line.startswith("Replaying the recording notes_trials.x.jsonl; rerun with -p model")
+    with pytest.raises(ModelError, match="does not exist"):
+        nt.chapter_recording(rec, TASKS_FILE, model="/m.gguf", runs=tmp_path)
     with pytest.raises(ParameterError, match="tasks must be a whole number"):
         nt.chapter_recording(rec, TASKS_FILE, tasks=-1)
 
