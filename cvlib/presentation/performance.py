@@ -1,14 +1,17 @@
-"""The benchmark record as the Performance chapter and the README show it: tables, figures, numbers.
+"""The benchmark record as pages show it: reading it, judging its rows, its tables and figures.
 
 ``python -m benchmarks`` (``scripts/bench.sh``) measures and writes
 ``data/benchmarks/latest.json``; nothing here measures or computes a
 result. Each function takes that record (a dict, as read by
 :func:`load_record`) and returns what a page shows: a table with human
-column names, a figure in the book's style, the numbers the chapter glues,
-(the README's table is written by ``benchmarks/report.py`` from the same
-record and the same rules). The original implementation's figures appear as
-measured in the same run when the suite was given a checkout of it
-(``--original``), else as quoted figures, labelled as such.
+column names or a figure in the book's style (the README's table is written
+by ``benchmarks/report.py`` from the same record and the same rules). What
+only the Performance chapter says of the record (its glued numbers, its
+targets in one table, its breakdowns in parts that add up) is
+:mod:`cvlib.presentation.chapters.performance`. The original
+implementation's figures appear as measured in the same run when the suite
+was given a checkout of it (``--original``), else as quoted figures,
+labelled as such.
 
 A row measured while the machine was busy (a 1-minute load average above
 :data:`BUSY_LOAD_PER_CORE` per core before or after it) is shown as
@@ -145,7 +148,27 @@ def load_record(path: str | Path | None = None) -> dict[str, Any]:
     return record
 
 
-def _case(record: Mapping[str, Any], case: str, size: int | None = None) -> Mapping[str, Any]:
+def case_row(record: Mapping[str, Any], case: str, size: int | None = None) -> Mapping[str, Any]:
+    """The record's row of one timed case (at one size, when given).
+
+    Parameters
+    ----------
+    record : dict
+        A benchmark record.
+    case : str
+        ``"chain"``, ``"isolated_branches"``, ``"grid"`` or ``"random_family"``.
+    size : int or None
+        The case's size; None takes its first row.
+
+    Returns
+    -------
+    dict
+
+    Raises
+    ------
+    ParameterError
+        The record has no such row.
+    """
     for row in record["cases"]:
         if row["case"] == case and (size is None or row["size"] == size):
             return row
@@ -218,7 +241,7 @@ def speed_table(record: Mapping[str, Any]) -> pd.DataFrame:
             row.update({"cvlib, CPU (ms)": BUSY_TEXT, "reference loop, CPU (ms)": "", "reference ÷ cvlib": "",
                         "original, CPU (ms)": "", "original ÷ cvlib": ""})
         else:
-            original, how = _original_s(r)
+            original, how = original_seconds(r)
             row.update({
                 "cvlib, CPU (ms)": fmt(1000 * r["fast"]["cpu_median_s"], "milliseconds"),
                 "reference loop, CPU (ms)": fmt(1000 * r["reference"]["cpu_median_s"], "milliseconds"),
@@ -230,8 +253,19 @@ def speed_table(record: Mapping[str, Any]) -> pd.DataFrame:
     return pd.DataFrame(rows).set_index("case")
 
 
-def _original_s(row: Mapping[str, Any]) -> tuple[float | None, str]:
-    """The original's CPU seconds for a row and how it was had: measured in the same run, or quoted."""
+def original_seconds(row: Mapping[str, Any]) -> tuple[float | None, str]:
+    """The original's CPU seconds for a row and how it was had: measured in the same run, or quoted.
+
+    Parameters
+    ----------
+    row : dict
+        One of the record's timed cases.
+
+    Returns
+    -------
+    tuple
+        ``(seconds, "same run")``, ``(seconds, "quoted")`` or ``(None, "")``.
+    """
     if "original" in row:
         return row["original"]["cpu_median_s"], "same run"
     if row.get("quoted_original_s") is not None:
@@ -360,85 +394,25 @@ def sweep_table(record: Mapping[str, Any]) -> pd.DataFrame:
     return pd.DataFrame(rows).set_index("what")
 
 
-#: What each of the record's ratio targets compares, in the words of the table.
-TARGET_NAMES = {
-    "grid_vs_original": "the grid, the original's time over cvlib's",
-    "cold_start_vs_original": "cold start, cvlib's time over the original's",
-    "cold_start_vs_interpreter": "cold start, cvlib's time over the bare interpreter's",
-    "random_family_vs_reference": "random plans, the reference loop's time per plan over cvlib's",
-    "processes_vs_serial": "sweep, processes backend's speed-up over serial",
-    "dask_vs_serial": "sweep, Dask backend's speed-up over serial",
-}
-
-
-def target_table(record: Mapping[str, Any]) -> pd.DataFrame | None:
-    """Each ratio target of the record beside the ratio measured and whether it is met; None for an older record.
-
-    The ratios are shown to two decimals, so that a ratio just short of its
-    target (9.95 against 10) does not read as reaching it; a target whose
-    row was busy, or whose parallel rows ran on a machine that was not
-    otherwise idle, says so instead of a verdict.
-
-    Parameters
-    ----------
-    record : dict
-        A benchmark record with ``verdicts`` (written by the suite).
-
-    Returns
-    -------
-    pandas.DataFrame or None
-    """
-    import pandas as pd
-
-    verdicts = record.get("verdicts")
-    if not verdicts:
-        return None
-    rows = []
-    for name, v in verdicts.items():
-        measured = v["ratio"] is not None
-        rows.append(
-            {
-                "target": TARGET_NAMES.get(name, name),
-                "wanted": f"{v['why']} {v['target']:g}×" if measured else f"{v['target']:g}×",
-                "measured": f"{v['ratio']:.2f}×" if measured else v["why"],
-                "verdict": _met(v["met"]) if measured else "",
-            }
-        )
-    return pd.DataFrame(rows).set_index("target")
-
-
-def breakdown_table(record: Mapping[str, Any], which: str = "grid") -> pd.DataFrame:
-    """Where one job's time goes: each measured phase, its CPU time and its share of the whole job.
+def breakdown_of(record: Mapping[str, Any], which: str) -> Mapping[str, Any]:
+    """One of the record's breakdowns: each phase of a job timed alone, and the whole job.
 
     Parameters
     ----------
     record : dict
         A benchmark record.
     which : str
-        ``"grid"``, ``"chain"`` (a million-step D1 scenario) or ``"branches"`` (D3 with 10,000 branches).
+        ``"grid"``, ``"chain"`` or ``"branches"``.
 
     Returns
     -------
-    pandas.DataFrame
+    dict
+
+    Raises
+    ------
+    ParameterError
+        The record has no such breakdown.
     """
-    import pandas as pd
-
-    phases = _breakdown(record, which)["phases"]
-    return pd.DataFrame(
-        [
-            {
-                "phase": PHASE_NAMES.get(p["phase"], p["phase"])
-                + (f" (part of {PHASE_NAMES[p['part_of']]})" if p["part_of"] else ""),
-                "CPU (ms)": round(1000 * p["cpu_median_s"], 2),
-                "share of the whole (%)": round(100 * p["share_of_whole"], 1),
-                "what it covers": p["what"],
-            }
-            for p in phases
-        ]
-    ).set_index("phase")
-
-
-def _breakdown(record: Mapping[str, Any], which: str) -> Mapping[str, Any]:
     try:
         return record["breakdowns"][which]
     except KeyError:
@@ -464,7 +438,7 @@ def breakdown_figure(record: Mapping[str, Any], which: str = "grid") -> Figure:
     import matplotlib.pyplot as plt
 
 
-    b = _breakdown(record, which)
+    b = breakdown_of(record, which)
     phases = [p for p in b["phases"] if p["part_of"] is None]
     nested = {p["part_of"]: p for p in b["phases"] if p["part_of"]}
     fig, ax = plt.subplots(figsize=(6.5, 0.45 * len(phases) + 1.2))
@@ -515,163 +489,6 @@ def scaling_figure(record: Mapping[str, Any]) -> Figure:
     ax.legend(fontsize=9)
     fig.tight_layout()
     return fig
-
-
-def _shown(busy: bool, values: dict[str, Any]) -> dict[str, Any]:
-    """``values``, or :data:`BUSY_TEXT` in place of every number when the row was measured on a busy machine."""
-    if not busy:
-        return values
-    return {k: BUSY_TEXT if isinstance(v, (int, float)) and not isinstance(v, bool) else v for k, v in values.items()}
-
-
-def _vs_original(row: Mapping[str, Any], fast_s: float) -> tuple[float | None, str]:
-    """The original's time over cvlib's for a row, and whether it was measured in the same run or quoted."""
-    original, how = _original_s(row)
-    return (None, "") if original is None else (original / fast_s, how)
-
-
-def glue_values(record: Mapping[str, Any]) -> dict[str, Any]:
-    """Every number the Performance chapter states, by glue key (``perf_…``), read from the record.
-
-    A row measured on a busy machine gives :data:`BUSY_TEXT` for each of its
-    numbers, and the parallel speed-ups :data:`NOT_IDLE_TEXT` unless
-    :func:`parallel_counts`; the chapter's sentences are written so that
-    either reads.
-
-    Parameters
-    ----------
-    record : dict
-        A benchmark record.
-
-    Returns
-    -------
-    dict
-        Plain ints, floats and strings.
-    """
-    m = record["machine"]
-    grid = _case(record, "grid")
-    out: dict[str, Any] = {
-        "perf_measured_at": m.get("measured_at", "not recorded"),
-        "perf_cores": m["cores"],
-        "perf_memory": m["memory_gib"],
-        "perf_cpu": m["cpu"],
-        "perf_python": m["python"],
-        "perf_repeats": record["repeats"],
-        "perf_load_start": (record.get("load_average_start") or [0.0])[0],
-        "perf_load_end": (record.get("load_average_end") or [0.0])[0],
-        "perf_busy_per_core": BUSY_LOAD_PER_CORE,
-        "perf_original_how": "measured in the same run" if record.get("original") else "quoted, not re-run",
-    }
-    grid_vs, grid_how = _vs_original(grid, grid["fast"]["cpu_median_s"])
-    out.update(_shown(is_busy(record, grid), {
-        "perf_grid_ms": 1000 * grid["fast"]["cpu_median_s"],
-        "perf_grid_wall_ms": 1000 * grid["fast"]["wall_median_s"],
-        "perf_grid_ratio": grid["ratio"],
-        "perf_grid_vs_original": grid_vs if grid_vs is not None else "not measured",
-    }))
-    out.update(
-        perf_grid_target_ms=1000 * grid["target_s"] if grid.get("target_s") else None,
-        perf_grid_met=BUSY_TEXT if is_busy(record, grid) else _met(grid.get("target_met")),
-        perf_grid_steps=grid["steps"],
-        perf_grid_configs=grid["size"],
-        perf_grid_quoted_ms=1000 * grid["quoted_original_s"] if grid.get("quoted_original_s") else None,
-        perf_grid_original_how=grid_how or "not measured",
-    )
-    for case in ("chain", "isolated_branches"):
-        rows = [r for r in record["cases"] if r["case"] == case]
-        if rows:
-            largest = max(rows, key=lambda r: r["steps"])
-            shown = [r for r in rows if not is_busy(record, r)]
-            vs, how = _vs_original(largest, largest["fast"]["cpu_median_s"])
-            out[f"perf_{case}_largest_steps"] = largest["steps"]
-            out.update(_shown(is_busy(record, largest), {
-                f"perf_{case}_largest_cpu": largest["fast"]["cpu_median_s"],
-                f"perf_{case}_largest_reference": largest["reference"]["cpu_median_s"],
-                f"perf_{case}_vs_original": vs if vs is not None else "not measured",
-            }))
-            out[f"perf_{case}_original_how"] = how or "not measured"
-            out[f"perf_{case}_ratio_min"] = min(r["ratio"] for r in shown) if shown else BUSY_TEXT
-            out[f"perf_{case}_ratio_max"] = max(r["ratio"] for r in shown) if shown else BUSY_TEXT
-            out[f"perf_{case}_exponent"] = rows[0].get("growth_exponent") if len(shown) == len(rows) else BUSY_TEXT
-    family = [r for r in record["cases"] if r["case"] == "random_family"]
-    if family:
-        f = family[0]
-        per_plan = f.get("per_plan_us") or {k: 1e6 * f[k]["cpu_median_s"] / f["size"] for k in ("fast", "reference")}
-        out["perf_family_plans"] = f["size"]
-        out.update(_shown(is_busy(record, f), {
-            "perf_family_ratio": f["ratio"],
-            "perf_family_us": per_plan["fast"],
-            "perf_family_reference_us": per_plan["reference"],
-            "perf_family_floor_us": per_plan.get("floor", "not measured"),
-            "perf_family_vs_floor": f.get("fast_vs_floor", "not measured"),
-        }))
-    if "memory" in record:
-        mem = record["memory"]
-        original_mib = mem["original"]["peak_mib"] if "original" in mem else mem.get("quoted_original_mib")
-        out.update(_shown(is_busy(record, mem), {
-            "perf_peak_mib": mem["fast"]["peak_mib"],
-            "perf_peak_reference_mib": mem["reference"]["peak_mib"],
-            "perf_peak_baseline_mib": mem["baseline"]["peak_mib"],
-            "perf_peak_original_mib": original_mib if original_mib is not None else "not measured",
-        }))
-        out.update(perf_peak_steps=mem["steps"], perf_peak_target_mib=mem["target_mib"],
-                   perf_peak_met=BUSY_TEXT if is_busy(record, mem) else _met(mem["target_met"]),
-                   perf_peak_original_how="same run" if "original" in mem else "quoted")
-    if "startup" in record:
-        s = record["startup"]
-        cold = s["cold_start"]
-        busy = is_busy(record, cold)
-        original = s.get("original_cold_start")
-        original_s = original["cpu_median_s"] if original else cold.get("quoted_original_s")
-        out.update(_shown(busy, {
-            "perf_cold_start": cold["cpu_median_s"],
-            "perf_cold_vs_interpreter": cold["ratio_to_interpreter"],
-            "perf_cold_original": original_s if original_s is not None else "not measured",
-            "perf_cold_vs_original": cold["cpu_median_s"] / original_s if original_s else "not measured",
-            "perf_cli_cold_start": s["cli_cold_start"]["cpu_median_s"],
-            "perf_interpreter": s["interpreter"]["cpu_median_s"],
-        }))
-        out.update(
-            perf_cold_start_met=BUSY_TEXT if busy else _met(cold["target_met"]),
-            perf_cold_target=cold["target_s"],
-            perf_cli_met=BUSY_TEXT if busy else _met(s["cli_cold_start"]["target_met"]),
-            perf_cold_original_how="same run" if original else "quoted",
-        )
-    for which in ("grid", "chain", "branches"):
-        b = record.get("breakdowns", {}).get(which)
-        if b is None:
-            continue
-        values: dict[str, Any] = {}
-        for p in b["phases"]:
-            values[f"perf_{which}_share_{p['phase']}"] = 100 * p["share_of_whole"]
-            values[f"perf_{which}_ms_{p['phase']}"] = 1000 * p["cpu_median_s"]
-        values[f"perf_{which}_breakdown_whole_ms"] = 1000 * b["whole_cpu_median_s"]
-        out.update(_shown(is_busy(record, b), values))
-        out[f"perf_{which}_breakdown_steps"] = b["steps"]
-        if "size" in b:
-            out[f"perf_{which}_size"] = b["size"]
-        top = max((p for p in b["phases"] if p["part_of"] is None and p["phase"] != "remainder"),
-                  key=lambda p: p["cpu_median_s"])
-        out[f"perf_{which}_top_phase"] = PHASE_NAMES[top["phase"]]
-    if "sweeps" in record:
-        t, st = record["sweeps"]["throughput"], record["sweeps"]["startup"]
-        busy, counts = is_busy(record, record["sweeps"]), parallel_counts(record)
-        out["perf_sweep_plans"] = t["plans"]
-        out["perf_sweep_workers"] = t["workers"]
-        out["perf_sweep_chunks"] = t.get("chunks", "not recorded")
-        out["perf_sweep_chunk_size"] = t.get("chunk_size", "not recorded")
-        out.update(_shown(busy, {
-            "perf_sweep_serial": t["backends"]["serial"]["wall_median_s"],
-            "perf_sweep_first_forkserver": st["forkserver"]["wall_median_s"],
-            "perf_sweep_first_spawn": st["spawn"]["wall_median_s"],
-        }))
-        for name in ("processes", "dask"):
-            speedup = t["backends"][name]["speedup_vs_serial_wall"]
-            out[f"perf_sweep_{name}_speedup"] = BUSY_TEXT if busy else speedup if counts else NOT_IDLE_TEXT
-        others = record["sweeps"].get("others_busy_cores") or [None, None]
-        out["perf_sweep_others"] = max(others) if None not in others else "not recorded"
-    out["perf_model_summary"] = model_summary(record)
-    return out
 
 
 def _arms(values: Mapping[str, float]) -> str:
@@ -742,68 +559,13 @@ def model_summary(record: Mapping[str, Any]) -> str:
     return f"{part['rows'][0]['model']}: " + "; ".join(said)
 
 
-#: How each number the chapter glues is written (:mod:`cvlib.presentation.formatting` kinds); others are counts.
-KINDS: dict[str, str] = {
-    "perf_load_start": "tenths",
-    "perf_load_end": "tenths",
-    "perf_busy_per_core": "tenths",
-    "perf_grid_ms": "tenths",
-    "perf_grid_wall_ms": "tenths",
-    "perf_grid_target_ms": "tenths",
-    "perf_grid_ratio": "tenths",
-    "perf_grid_vs_original": "tenths",
-    "perf_grid_quoted_ms": "tenths",
-    "perf_grid_breakdown_whole_ms": "tenths",
-    "perf_chain_largest_cpu": "seconds",
-    "perf_chain_largest_reference": "seconds",
-    "perf_chain_vs_original": "count",
-    "perf_isolated_branches_largest_cpu": "seconds",
-    "perf_isolated_branches_largest_reference": "seconds",
-    "perf_isolated_branches_vs_original": "count",
-    "perf_chain_exponent": "exponent",
-    "perf_isolated_branches_exponent": "exponent",
-    "perf_family_ratio": "mean",
-    "perf_family_us": "count",
-    "perf_family_reference_us": "count",
-    "perf_family_floor_us": "count",
-    "perf_family_vs_floor": "tenths",
-    "perf_cold_start": "milliseconds",
-    "perf_cold_original": "milliseconds",
-    "perf_cold_vs_interpreter": "mean",
-    "perf_cold_vs_original": "mean",
-    "perf_cold_target": "mean",
-    "perf_cli_cold_start": "milliseconds",
-    "perf_interpreter": "milliseconds",
-    "perf_sweep_serial": "seconds",
-    "perf_sweep_processes_speedup": "mean",
-    "perf_sweep_dask_speedup": "mean",
-    "perf_sweep_first_forkserver": "mean",
-    "perf_sweep_first_spawn": "mean",
-    "perf_sweep_others": "mean",
-}
+#: Names that moved to the chapter's module, still reachable here (``cv.performance.glued``) for code written before.
+_CHAPTER_NAMES = frozenset({"KINDS", "TARGET_NAMES", "breakdown_table", "glue_values", "glued", "target_table"})
 
 
-def glued(record: Mapping[str, Any]) -> dict[str, tuple[Any, str]]:
-    """:func:`glue_values` paired with how each is written, ready for :func:`cvlib.presentation.formatting.glue_all`.
+def __getattr__(name: str) -> Any:
+    if name in _CHAPTER_NAMES:
+        from cvlib.presentation.chapters import performance as chapter
 
-    Parameters
-    ----------
-    record : dict
-        A benchmark record.
-
-    Returns
-    -------
-    dict
-        Key to (value, kind of quantity).
-    """
-    kinds = dict(KINDS)
-    for key in glue_values(record):
-        if key.startswith(("perf_grid_share_", "perf_chain_share_", "perf_branches_share_")):
-            kinds.setdefault(key, "count")
-        elif key.endswith("_whole_ms") or "_ms_" in key:
-            kinds.setdefault(key, "tenths")
-    return {key: (value, kinds.get(key, "count")) for key, value in glue_values(record).items()}
-
-
-def _met(verdict: bool | None) -> str:
-    return "not judged" if verdict is None else "met" if verdict else "missed"
+        return getattr(chapter, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -25,6 +25,7 @@ import cvlib as cv  # noqa: E402
 from cvlib.core.errors import ParameterError  # noqa: E402
 from cvlib.presentation import performance as perf  # noqa: E402
 from cvlib.presentation import sweep_report as report  # noqa: E402
+from cvlib.presentation.chapters import performance as chapter  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 LARGEST = ROOT / "data" / "benchmarks" / "law_at_scale_largest.json"
@@ -61,7 +62,7 @@ def test_the_record_is_complete_and_every_case_was_compared_in_the_same_run(reco
 
 
 def test_the_performance_chapter_glues_only_numbers_the_record_gives(record: dict) -> None:
-    values = perf.glue_values(record)
+    values = chapter.glue_values(record)
     missing = _glued_keys("performance.ipynb") - set(values)
     assert not missing, f"the chapter glues keys the record does not give: {sorted(missing)}"
     grid = next(r for r in record["cases"] if r["case"] == "grid")
@@ -75,9 +76,35 @@ def test_the_breakdown_shares_add_up_to_the_whole_job(record: dict) -> None:
         b = record["breakdowns"][which]
         top = [p for p in b["phases"] if p["part_of"] is None]
         assert sum(p["cpu_median_s"] for p in top) == pytest.approx(b["whole_cpu_median_s"])
-        table = perf.breakdown_table(record, which)
-        assert len(table) == len(b["phases"])
-        assert table["CPU (ms)"].tolist() == [round(1000 * p["cpu_median_s"], 2) for p in b["phases"]]
+        table = chapter.breakdown_table(record, which)
+        parts, total = table.iloc[:-1], table.iloc[-1]
+        assert total["share of the total (%)"] == 100.0
+        assert round(parts["share of the total (%)"].sum(), 1) == 100.0  # every part's share, and they add up
+        assert round(parts["CPU (ms)"].sum(), 2) == total["CPU (ms)"]
+        assert (parts["share of the total (%)"] >= 0).all() and (parts["CPU (ms)"] >= 0).all()
+        phases = [p for p in b["phases"] if p["phase"] != "remainder"]
+        assert parts["CPU (ms)"].tolist()[: len(phases)] == [round(1000 * p["cpu_median_s"], 2) for p in phases]
+
+
+def test_the_chain_is_one_number_in_prose_and_table(record: dict) -> None:
+    from cvlib.presentation.formatting import written
+
+    texts = written(chapter.glued(record))
+    speed = perf.speed_table(record)
+    largest = speed.loc[speed.index == perf.CASE_NAMES["chain"], "cvlib, CPU (ms)"].iloc[-1]
+    assert texts["perf_chain_largest_cpu"] == texts["perf_chain_job_ms"] == largest
+
+
+def test_every_target_is_in_the_one_table_and_counted(record: dict) -> None:
+    table = chapter.target_table(record)
+    assert "the command line's start, cvlib run A, CPU time" in table.index
+    values = chapter.glue_values(record)
+    judged = table[table["verdict"].isin(["met", "missed"])]
+    assert values["perf_targets"] == len(table) and values["perf_targets_judged"] == len(judged)
+    assert values["perf_targets_met"] == int((judged["verdict"] == "met").sum())
+    cli = record["startup"]["cli_cold_start"]
+    assert table.loc["the command line's start, cvlib run A, CPU time", "verdict"] == ("met" if cli["target_met"] else "missed")
+    assert len(table) == 4 + len(record["verdicts"])
 
 
 def test_the_tables_show_the_records_numbers(record: dict) -> None:
@@ -119,7 +146,7 @@ def test_bad_records_and_readmes_are_named(tmp_path: Path) -> None:
     with pytest.raises(ParameterError, match="lacks machine, cases"):
         perf.load_record(tmp_path / "old.json")
     with pytest.raises(ParameterError, match="no 'nothing' breakdown"):
-        perf.breakdown_table(perf.load_record(), "nothing")
+        chapter.breakdown_table(perf.load_record(), "nothing")
 
 
 # -- the law at scale ---------------------------------------------------------------------------
