@@ -30,7 +30,7 @@ def table_row(output: str, label: str) -> list[str]:
 def test_run_a_prints_the_published_table(runner):
     result = invoke(runner, "run", "A")
     assert result.exit_code == 0, result.output
-    assert result.stdout.splitlines()[0] == "scenario A (depth=4, change_tick=1, budget=None)"
+    assert result.stdout.splitlines()[0] == "scenario A (depth=4, change_tick=1, budget=9 computed from the plan)"
     assert table_row(result.stdout, "steps used") == ["9", "6"]
     assert table_row(result.stdout, "pre-failure work") == ["2", "0"]
     assert table_row(result.stdout, "replans") == ["1", "1"]
@@ -203,3 +203,113 @@ def test_spec_command_refuses_code_in_a_spec_file_unless_trusted(tmp_path):
     assert trusted.returncode == 0, trusted.stderr
     assert trusted.stdout.splitlines()[1].split() == ["baseline", "marked"]
     assert (tmp_path / "imported.txt").read_text(encoding="utf-8") == "ran"
+
+
+def test_the_header_shows_the_budget_the_table_shows(runner):
+    computed = invoke(runner, "run", "A", "-p", "depth=6")
+    assert "budget=13 computed from the plan)" in computed.stdout.splitlines()[0]
+    assert table_row(computed.stdout, "budget") == ["13", "13"]
+    given = invoke(runner, "run", "A", "-p", "budget=12")
+    assert given.stdout.splitlines()[0] == "scenario A (depth=4, change_tick=1, budget=12)"
+
+
+def test_a_column_that_cannot_differ_is_explained_under_the_table(runner):
+    result = invoke(runner, "run", "A", "--policy", "baseline", "--policy", "timestamp_only")
+    lines = result.stdout.splitlines()
+    assert table_row(result.stdout, "steps used") == ["9", "9"]
+    assert lines[-1].startswith("note: timestamp-only cannot differ from baseline here")
+    assert "no fact in scenario A has one" in lines[-1] and "ttl" in lines[-1]
+    plain = invoke(runner, "run", "A", "--policy", "baseline", "--policy", "validity_aware").stdout
+    assert "note:" not in plain
+    assert "note:" not in invoke(runner, "run", "A", "--policy", "baseline", "--policy", "timestamp_only", "--json").stdout
+
+
+def test_the_note_says_only_what_the_run_knows():
+    """With a time-to-live, or a fact with its own horizon, timestamp-only can act: no note; never verifying, it cannot."""
+    from cvlib.core.facts import Fact
+    from cvlib.core.rules import ExecutionRules
+    from cvlib.core.values import replace
+    from cvlib.presentation._cli_shared import run_notes
+
+    setup = cv.setup_scenario("A")
+    run = setup.run(policies=["baseline", "timestamp_only"])
+    assert len(run_notes(run, setup)) == 1
+    assert run_notes(run, replace(setup, rules=ExecutionRules(ttl=3))) == []
+    horizon = replace(setup, facts=(*setup.facts[:-1], Fact(setup.facts[-1].id, setup.facts[-1].value, valid_until=2)))
+    assert run_notes(run, horizon) == []
+    never = run_notes(run, replace(setup, rules=ExecutionRules(ttl=3, verify_policy="never")))
+    assert len(never) == 1 and "never verify" in never[0]
+    assert run_notes(setup.run(), setup) == []  # no timestamp-only column
+
+
+# -- the light door: what click would print, without importing click ----------------------------------
+
+
+def test_the_top_level_help_is_clicks_in_clicks_test_runner():
+    from cvlib.presentation.cli import click_app
+
+    fast = CliRunner().invoke(main, ["--help"], prog_name="cvlib")
+    full = CliRunner().invoke(click_app(), ["--help"], prog_name="cvlib")
+    assert fast.exit_code == full.exit_code == 0
+    assert fast.stdout == full.stdout
+
+
+@pytest.mark.parametrize("columns", [40, 60, 79, 80, 100, 200])
+def test_the_top_level_help_is_clicks_at_every_terminal_width(columns):
+    """The program as installed, against click's own group, each in a fresh interpreter on a terminal that wide."""
+    import os
+    import subprocess
+    import sys
+
+    env = {**os.environ, "COLUMNS": str(columns)}
+    run = "import sys\nfrom cvlib.presentation.cli import {}\nsys.argv = ['cvlib', '--help']\n{}"
+    fast = subprocess.run([sys.executable, "-c", run.format("main", "main()")], capture_output=True, text=True, env=env)
+    full = subprocess.run([sys.executable, "-c", run.format("click_app", "click_app()()")], capture_output=True,
+                          text=True, env=env)
+    assert fast.returncode == full.returncode == 0
+    assert fast.stdout == full.stdout and fast.stdout.startswith("Usage: cvlib [OPTIONS] COMMAND [ARGS]...")
+
+
+@pytest.mark.parametrize("args", [
+    ["run", "A"],
+    ["run", "D2", "-p", "depth=3", "--param", "branching_factor=2", "--json"],
+    ["--debug", "run", "A", "--policy", "baseline", "--policy", "timestamp_only"],
+    ["run", "A", "--max-steps", "100", "--debug"],
+    ["run", "Z"],
+    ["run", "A", "-p", "depth=x"],
+    ["run", "A", "-p", "depth=0"],
+    ["run", "A", "-p", "nope=1"],
+    ["run", "A", "--policy", "oracle"],
+    ["run", "A", "--max-steps", "3", "-p", "depth=9"],
+])
+def test_the_light_door_prints_and_fails_as_click_does(args):
+    from cvlib.presentation.cli import _fast_run, click_app
+
+    assert _fast_run(args) is not None  # served without click
+    fast = CliRunner().invoke(main, args, prog_name="cvlib")
+    full = CliRunner().invoke(click_app(), args, prog_name="cvlib")
+    assert (fast.exit_code, fast.stdout, fast.stderr) == (full.exit_code, full.stdout, full.stderr)
+
+
+@pytest.mark.parametrize("args", [
+    ["run"], ["run", "A", "B"], ["run", "A", "-p", "depth"], ["run", "A", "--bogus"], ["run", "A", "--max-steps", "0"],
+    ["run", "A", "--max-steps", "x"], ["run", "A", "--param=depth=3"], ["run", "A", "-p"], ["run", "--help"], ["list"],
+    ["--version"], ["--help", "run"], [],
+])
+def test_anything_else_goes_to_click(args):
+    from cvlib.presentation.cli import _fast_help, _fast_run
+
+    assert _fast_run(args) is None and _fast_help(args, "cvlib") is None
+
+
+def test_run_and_help_start_without_click():
+    import subprocess
+    import sys
+
+    probe = (
+        "import sys\nfrom cvlib.presentation.cli import main\nsys.argv = ['cvlib', *sys.argv[1:]]\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\nprint('click' in sys.modules, file=sys.stderr)"
+    )
+    for args in (["run", "A"], ["--help"], ["run", "A", "-p", "depth"]):
+        out = subprocess.run([sys.executable, "-c", probe, *args], capture_output=True, text=True, check=False)
+        assert out.stderr.splitlines()[-1] == str(args[-1] == "depth"), (args, out.stderr)  # only the mistake needs click
