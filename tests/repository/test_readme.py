@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import io
 import re
+import subprocess
 from pathlib import Path
 
 README = Path(__file__).resolve().parents[2] / "README.md"
@@ -104,3 +105,47 @@ def test_every_papermill_command_in_the_readme_names_real_parameters() -> None:
         assert names, command
         for name in names:
             assert name in known, f"README passes {name!r} to {notebook}, which has no such parameter"
+
+
+# -- the worked example policy: shipped as a file, imported by the printed commands ------------------------
+
+EXAMPLE = ROOT / "examples" / "skittish_policy.py"
+WRITE_EXECUTOR = ROOT / "book" / "write_executor.md"
+
+
+def _run_as_printed(line: str) -> subprocess.CompletedProcess[str]:
+    """Run one printed command line in bash from the repository's root, with the set-up's tools on PATH."""
+    import os
+
+    env = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}"}
+    env.pop("PYTHONPATH", None)  # the line sets what it needs
+    return subprocess.run(["bash", "-c", line], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+
+
+def test_the_worked_example_policy_is_the_file_the_page_shows() -> None:
+    blocks = re.findall(r"```python\n(# skittish_policy\.py\n.*?)```", WRITE_EXECUTOR.read_text(encoding="utf-8"), re.S)
+    assert len(blocks) == 1, "book/write_executor.md shows one module headed '# skittish_policy.py'"
+    assert EXAMPLE.read_text(encoding="utf-8") == blocks[0], "examples/skittish_policy.py differs from the page's text"
+
+
+def test_the_readme_and_page_commands_that_import_the_example_run_as_printed() -> None:
+    lines = [line for line in _shell_lines() if "skittish_policy:Skittish" in line]
+    page_blocks = re.findall(r"```bash\n(.*?)```", WRITE_EXECUTOR.read_text(encoding="utf-8"), flags=re.S)
+    lines += [
+        line.strip()
+        for block in page_blocks
+        for line in block.splitlines()
+        if "skittish_policy:Skittish" in line and line.strip().startswith("PYTHONPATH=examples cvlib")
+    ]
+    assert len(lines) >= 2, f"expected the README's and the page's commands, found {lines}"
+    for line in lines:
+        result = _run_as_printed(line)
+        assert result.returncode == 0, f"{line!r} exited {result.returncode}: {result.stderr.strip()[-300:]}"
+        assert "skittish" in result.stdout, f"{line!r} printed no skittish column:\n{result.stdout}"
+
+
+def test_the_printed_command_fails_without_the_example_on_the_path() -> None:
+    """The check above can fail: without PYTHONPATH=examples the module is not found."""
+    line = next(line for line in _shell_lines() if "skittish_policy:Skittish" in line)
+    result = _run_as_printed(line.replace("PYTHONPATH=examples ", ""))
+    assert result.returncode != 0 and "skittish_policy" in result.stderr
