@@ -21,6 +21,7 @@ timing
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
@@ -28,7 +29,7 @@ from .checker import check
 from .costs import TokenLedger, first_divergence_tokens, set_generation_cost
 from .extractive import render_compact
 from .params import default
-from .records import Trajectory
+from .records import Probe, Trajectory
 from .render import Representation, render_all
 from .schedules import STORED, ObjectState, RepOption, Schedule, Snapshot
 
@@ -242,26 +243,7 @@ def run_schedule(traj: Trajectory, policy: Schedule, store: FormStore | None = N
                 d = by_id[k].option(v).tokens - by_id[k].option(old).tokens
                 promo += d > 0
                 demo += d < 0
-        for p in traj.probes_at(t):
-            o = by_id[p.object_id]
-            cur = o.option(applied[p.object_id])
-            need = set(p.checks)
-            passed = (not infeasible) and need <= cur.checks
-            classes: list[str] = []
-            if not passed:
-                if (need & cur.claimed) - cur.checks:
-                    classes.append("representation")
-                covering = [ob for ob in o.obligations if any(ob.key == k and ob.floor >= lv for k, lv in need)]
-                if any(ob.check not in cur.checks for ob in covering):
-                    classes.append("legality")
-                else:
-                    classes.append("selection")
-                if infeasible and "selection" not in classes:
-                    classes.append("selection")
-                want = desired[p.object_id]
-                if want != applied[p.object_id] and need <= o.option(want).checks:
-                    classes.append("timing")
-            probes.append(ProbeResult(t, p.object_id, passed, cur.name, tuple(classes), p.declared, infeasible))
+        probes += [_judge_probe(t, p, by_id[p.object_id], desired, applied, infeasible) for p in traj.probes_at(t)]
         prompt = [(o.object_id, applied[o.object_id]) for o in snap.objects]
         tok = {(o.object_id, n.name): n.tokens for o in snap.objects for n in o.options}
         switching += first_divergence_tokens(prev_prompt, prompt, tok)
@@ -289,7 +271,44 @@ def run_schedule(traj: Trajectory, policy: Schedule, store: FormStore | None = N
             if active.get(k) != v:
                 last_changed[k] = t
             active[k] = v
-    # generation: the union of the lineages of every form the schedule keeps, once per admitted object
+    ledger = _ledger(traj, policy, store, compacted_at, sum(r.resident_tokens for r in turns), switching, storage)
+    return ScheduleRun(policy.name, policy.version, traj.name, tuple(turns), tuple(probes), ledger, tuple(snaps))
+
+
+def _judge_probe(
+    t: int, p: Probe, o: ObjectState, desired: Mapping[str, str], applied: Mapping[str, str], infeasible: bool
+) -> ProbeResult:
+    """Whether a probe passes on the form applied, and if not, why: representation, legality or selection, and timing."""
+    cur = o.option(applied[p.object_id])
+    need = set(p.checks)
+    passed = (not infeasible) and need <= cur.checks
+    classes: list[str] = []
+    if not passed:
+        if (need & cur.claimed) - cur.checks:
+            classes.append("representation")
+        covering = [ob for ob in o.obligations if any(ob.key == k and ob.floor >= lv for k, lv in need)]
+        if any(ob.check not in cur.checks for ob in covering):
+            classes.append("legality")
+        else:
+            classes.append("selection")
+        if infeasible and "selection" not in classes:
+            classes.append("selection")
+        want = desired[p.object_id]
+        if want != applied[p.object_id] and need <= o.option(want).checks:
+            classes.append("timing")
+    return ProbeResult(t, p.object_id, passed, cur.name, tuple(classes), p.declared, infeasible)
+
+
+def _ledger(
+    traj: Trajectory,
+    policy: Schedule,
+    store: FormStore,
+    compacted_at: dict[str, int],
+    resident: int,
+    switching: int,
+    storage: int,
+) -> TokenLedger:
+    """A run's token ledger; generation is the union of the lineages of every form the schedule keeps, once per admitted object."""
     gen = val = 0
     for content in traj.objects:
         if traj.admission_turn(content.object_id) >= traj.n_turns:
@@ -298,15 +317,14 @@ def run_schedule(traj: Trajectory, policy: Schedule, store: FormStore | None = N
         gen += set_generation_cost(kept, store.reps[content.object_id])
         if policy.validates:
             val += sum(store.reps[content.object_id][n].tokens for n in kept)
-    ledger = TokenLedger(
-        resident_tokens=sum(r.resident_tokens for r in turns),
+    return TokenLedger(
+        resident_tokens=resident,
         generation_tokens=gen,
         validation_tokens=val,
         switching_tokens=switching,
         regeneration_tokens=0,
         storage_token_turns=storage,
     )
-    return ScheduleRun(policy.name, policy.version, traj.name, tuple(turns), tuple(probes), ledger, tuple(snaps))
 
 
 def _kept(policy: Schedule, object_id: str, compacted_at: dict[str, int]) -> tuple[str, ...]:

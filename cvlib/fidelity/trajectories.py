@@ -10,6 +10,7 @@ object). A probe is *declared* when an obligation announcing its need starts
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from cvlib.core.errors import ParameterError
@@ -34,6 +35,7 @@ from .render import count_tokens, render_full
 
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
+    from numpy.random import Generator
 
 #: How importance is drawn (independently of obligations by default, or coupled to a prohibition).
 IMPORTANCE_MODES: tuple[str, ...] = ("independent", "coupled")
@@ -229,6 +231,77 @@ def generate_trajectory(
     """
     import numpy as np
 
+    d = _settings(
+        seed, n_turns, n_objects, budget_fraction, budget_tokens, budget_jitter, n_probes, declared_fraction, lead,
+        pin_fraction, admit_window, probe_min_age, status_window, importance_mode, probe_two_checks,
+    )
+    rng = np.random.default_rng(seed)
+    last_admit = max(1, int(d.admit_window * d.n_turns))
+    admits = sorted(int(x) for x in rng.integers(0, last_admit, size=d.n_objects))
+    shares = dict(prohibition_share=prohibition_share, relation_share=relation_share, second_id_share=second_id_share)
+    objects = tuple(make_object(rng, f"ep-{i:02d}", importance_mode, **shares) for i in range(d.n_objects))
+    obligations = _admission_obligations(rng, objects, admits, d)
+    related: list[set[str]] = [set() for _ in range(d.n_turns)]
+    for o, t0 in zip(objects, admits):
+        for t in (t0, t0 + 1):
+            if t < d.n_turns:
+                related[t].add(o.object_id)
+    probes = _draw_probes(rng, objects, admits, d, obligations, related)
+    if budget_tokens is None:
+        total_full = sum(count_tokens(render_full(o)) for o in objects)
+        base = d.budget_fraction * total_full
+    else:
+        base = float(budget_tokens)
+    budget = tuple(int(round(base * (1.0 - d.budget_jitter * float(rng.random())))) for _ in range(d.n_turns))
+    probes.sort(key=lambda p: (p.turn, p.object_id, p.checks))
+    return Trajectory(
+        name=f"seed{seed}",
+        n_turns=d.n_turns,
+        objects=objects,
+        admitted_at=tuple(admits),
+        budget=budget,
+        obligations=tuple(obligations),
+        task_related=tuple(frozenset(r) for r in related),
+        probes=tuple(probes),
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class _Settings:
+    """A trajectory's parameters, each resolved from :mod:`cvlib.fidelity.params` when not given, and checked."""
+
+    n_turns: int
+    n_objects: int
+    n_probes: int
+    lead: int
+    probe_min_age: int
+    budget_fraction: float
+    budget_jitter: float
+    declared_fraction: float
+    pin_fraction: float
+    admit_window: float
+    status_window: tuple[int, int]
+    probe_two_checks: float
+
+
+def _settings(
+    seed: int,
+    n_turns: int | None,
+    n_objects: int | None,
+    budget_fraction: float | None,
+    budget_tokens: int | None,
+    budget_jitter: float | None,
+    n_probes: int | None,
+    declared_fraction: float | None,
+    lead: int | None,
+    pin_fraction: float | None,
+    admit_window: float | None,
+    probe_min_age: int | None,
+    status_window: tuple[int, int] | None,
+    importance_mode: str | None,
+    probe_two_checks: float | None,
+) -> _Settings:
+    """:func:`generate_trajectory`'s parameters with the book's defaults filled in, each checked (a clear error names the bad one)."""
     n_turns = default("n_turns") if n_turns is None else n_turns  # type: ignore[assignment]
     n_objects = default("n_objects") if n_objects is None else n_objects  # type: ignore[assignment]
     n_probes = default("n_probes") if n_probes is None else n_probes  # type: ignore[assignment]
@@ -265,12 +338,14 @@ def generate_trajectory(
         raise ParameterError(f"status_window must be two integer turns [low, high) with 1 <= low < high, got {status_window!r}")
     if importance_mode is not None and importance_mode not in IMPORTANCE_MODES:
         raise ParameterError(f"importance_mode must be one of {IMPORTANCE_MODES}, got {importance_mode!r}")
+    return _Settings(
+        n_turns, n_objects, n_probes, lead, probe_min_age, budget_fraction, budget_jitter,  # type: ignore[arg-type]
+        declared_fraction, pin_fraction, admit_window, tuple(status_window), probe_two_checks,  # type: ignore[arg-type]
+    )
 
-    rng = np.random.default_rng(seed)
-    last_admit = max(1, int(admit_window * n_turns))
-    admits = sorted(int(x) for x in rng.integers(0, last_admit, size=n_objects))
-    shares = dict(prohibition_share=prohibition_share, relation_share=relation_share, second_id_share=second_id_share)
-    objects = tuple(make_object(rng, f"ep-{i:02d}", importance_mode, **shares) for i in range(n_objects))
+
+def _admission_obligations(rng: Generator, objects: tuple[ContentObject, ...], admits: list[int], d: _Settings) -> list[Obligation]:
+    """What each episode obliges from its admission: its ids, its constraints (some pinned to EXACT later), its statuses for a while."""
     obligations: list[Obligation] = []
     for o, t0 in zip(objects, admits):
         obligations += [Obligation(o.object_id, f"id:{i}", Floor.MENTION, t0) for i in o.identifiers]
@@ -278,54 +353,45 @@ def generate_trajectory(
             key = f"constraint:{c.subject}"
             if c.force is Force.PROHIBITION:
                 obligations.append(Obligation(o.object_id, key, Floor.EXACT, t0))
-            elif rng.random() < pin_fraction and t0 + 1 < n_turns:
-                pin = int(rng.integers(t0 + 1, n_turns))
+            elif rng.random() < d.pin_fraction and t0 + 1 < d.n_turns:
+                pin = int(rng.integers(t0 + 1, d.n_turns))
                 obligations += [Obligation(o.object_id, key, Floor.MENTION, t0, pin), Obligation(o.object_id, key, Floor.EXACT, pin)]
             else:
                 obligations.append(Obligation(o.object_id, key, Floor.MENTION, t0))
-        done = t0 + int(rng.integers(status_window[0], status_window[1]))
+        done = t0 + int(rng.integers(d.status_window[0], d.status_window[1]))
         for s in o.statuses:
             obligations.append(Obligation(o.object_id, f"status:{s.subject}", Floor.EXACT, t0, max(done, t0 + 1)))
-    related: list[set[str]] = [set() for _ in range(n_turns)]
-    for o, t0 in zip(objects, admits):
-        for t in (t0, t0 + 1):
-            if t < n_turns:
-                related[t].add(o.object_id)
+    return obligations
+
+
+def _draw_probes(
+    rng: Generator,
+    objects: tuple[ContentObject, ...],
+    admits: list[int],
+    d: _Settings,
+    obligations: list[Obligation],
+    related: list[set[str]],
+) -> list[Probe]:
+    """The hidden probes; a declared one also adds its obligations and marks its episode task-related until it falls (in place)."""
     probes: list[Probe] = []
-    min_age = probe_min_age
-    eligible = [i for i, t0 in enumerate(admits) if t0 + min_age <= n_turns - 1]
-    for _ in range(n_probes if eligible else 0):
+    min_age = d.probe_min_age
+    eligible = [i for i, t0 in enumerate(admits) if t0 + min_age <= d.n_turns - 1]
+    for _ in range(d.n_probes if eligible else 0):
         i = int(rng.choice(eligible))
         o, t0 = objects[i], admits[i]
-        tp = int(rng.integers(t0 + min_age, n_turns))
+        tp = int(rng.integers(t0 + min_age, d.n_turns))
         els = o.elements()
-        k = 1 + int(rng.random() < probe_two_checks)
+        k = 1 + int(rng.random() < d.probe_two_checks)
         keys = sorted(els[j].key for j in rng.choice(len(els), size=min(k, len(els)), replace=False).tolist())
         checks = tuple((key, int(Floor.EXACT)) for key in keys)
-        declared = bool(rng.random() < declared_fraction)
+        declared = bool(rng.random() < d.declared_fraction)
         if declared:
-            start = max(t0, tp - lead)
+            start = max(t0, tp - d.lead)
             obligations += [Obligation(o.object_id, key, Floor.EXACT, start, tp + 1) for key in keys]
             for t in range(start, tp + 1):
                 related[t].add(o.object_id)
         probes.append(Probe(tp, o.object_id, checks, declared))
-    if budget_tokens is None:
-        total_full = sum(count_tokens(render_full(o)) for o in objects)
-        base = budget_fraction * total_full
-    else:
-        base = float(budget_tokens)
-    budget = tuple(int(round(base * (1.0 - budget_jitter * float(rng.random())))) for _ in range(n_turns))
-    probes.sort(key=lambda p: (p.turn, p.object_id, p.checks))
-    return Trajectory(
-        name=f"seed{seed}",
-        n_turns=n_turns,
-        objects=objects,
-        admitted_at=tuple(admits),
-        budget=budget,
-        obligations=tuple(obligations),
-        task_related=tuple(frozenset(r) for r in related),
-        probes=tuple(probes),
-    )
+    return probes
 
 
 # --- hand-written fixtures from the chapter -------------------------------------------------

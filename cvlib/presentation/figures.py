@@ -83,7 +83,7 @@ def mechanism_figure(
     matplotlib.figure.Figure
         The figure, 6.5 in wide.
     """
-    from matplotlib.patches import Patch, Rectangle
+    from matplotlib.patches import Patch
 
     if not traces:
         raise ParameterError("mechanism_figure needs at least one trace, e.g. cv.trace.trace_both(setup)")
@@ -91,53 +91,15 @@ def mechanism_figure(
     colours = policy_colours(names)
     markers = sorted(markers)
     total = max([e.end for t in traces.values() for e in t.entries] + [budget or 0, 1] + [t for t, _ in markers])
-    # marker labels sit in rows above the lanes; a new row whenever a label would run into the previous one
     unit = (COLUMN_WIDTH_IN - 1.6) / (total + 1.7)  # inches per step, roughly
-    rows: list[float] = []  # per row, the x (in steps) where its last label ends
-    placed = []
-    for tick, label in markers:
-        text = str(label)
-        length = (0.55 * _NOTE / 72 * len(text)) / unit + 0.4  # label width in steps, generously
-        row = next((r for r, end in enumerate(rows) if tick > end), len(rows))
-        if row == len(rows):
-            rows.append(0.0)
-        rows[row] = tick + length
-        placed.append((tick, text, row))
+    placed, label_rows = _place_markers(markers, unit)
     lanes_top = len(names) - 0.6
-    label_rows = len(rows)
     fig, ax = new_figure(height=2.9 + 0.28 * label_rows + 0.75 * max(len(names) - 2, 0))
     lanes = {name: len(names) - 1 - k for k, name in enumerate(names)}
-    height = 0.6
     longest = max((len(e.step_id) for t in traces.values() for e in t.entries), default=0)
     label_boxes = 0.62 * _NOTE / 72 * longest <= 0.9 * unit  # step ids only where they fit under their box
     for name, lane in lanes.items():
-        colour = colours[name]
-        for e in traces[name].entries:
-            y = lane - height / 2
-            kind = str(e.kind)
-            if kind == "replan":
-                ax.add_patch(Rectangle((e.start, y), e.steps, height, facecolor=ACCENTS["replan"], edgecolor="white"))
-                words = f"replan ({e.steps} steps)" if e.steps * unit > 1.25 else f"replan ({e.steps})"
-                if e.steps * unit > 0.75:
-                    ax.text(e.start + e.steps / 2, lane, words, ha="center", va="center", fontsize=_NOTE, color="white")
-                continue
-            styles: dict[str, dict[str, Any]] = {
-                "execute": {"facecolor": colour, "alpha": 0.30, "edgecolor": "white"},
-                "doomed": {"facecolor": "white", "edgecolor": colour, "hatch": "///", "linewidth": 1.2},
-                "action": {"facecolor": colour, "edgecolor": "white"},
-                "action_failed": {"facecolor": "#222222", "edgecolor": "white"},
-                "verify": {"facecolor": "white", "edgecolor": colour, "linewidth": 1.5},
-                "verify_failed": {"facecolor": "white", "edgecolor": colour, "linewidth": 1.5},
-            }
-            style = styles[kind]
-            ax.add_patch(Rectangle((e.start + 0.04, y), e.steps - 0.08, height, **style))
-            mark = {"verify": "?", "verify_failed": "?", "action_failed": "✗"}.get(kind)
-            if mark:
-                ax.text(e.start + 0.5, lane, mark, ha="center", va="center", fontsize=11, fontweight="bold",
-                        color="white" if kind == "action_failed" else colour)
-            elif label_boxes:
-                ax.text(e.start + 0.5, lane - height / 2 - 0.04, e.step_id, ha="center", va="top",
-                        fontsize=_NOTE, color="#444444")
+        _draw_lane(ax, traces[name], lane, colours[name], unit, label_boxes)
     top = lanes_top + 0.32 * label_rows
     for tick, text, row in placed:
         ax.axvline(tick, ymax=(lanes_top + 0.32 * row + 0.12 + 0.8) / (top + 0.8), color=ACCENTS["event"],
@@ -170,6 +132,58 @@ def mechanism_figure(
     if title:
         ax.set_title(title)
     return fig
+
+
+def _place_markers(markers: Sequence[tuple[int, str]], unit: float) -> tuple[list[tuple[int, str, int]], int]:
+    """Each marker's label with the row it sits in above the lanes (a new row whenever it would run into the previous label), and how many rows."""
+    rows: list[float] = []  # per row, the x (in steps) where its last label ends
+    placed = []
+    for tick, label in markers:
+        text = str(label)
+        length = (0.55 * _NOTE / 72 * len(text)) / unit + 0.4  # label width in steps, generously
+        row = next((r for r, end in enumerate(rows) if tick > end), len(rows))
+        if row == len(rows):
+            rows.append(0.0)
+        rows[row] = tick + length
+        placed.append((tick, text, row))
+    return placed, len(rows)
+
+
+def _step_style(kind: str, colour: str) -> dict[str, Any]:
+    """How the mechanism figure draws each kind of step in an executor's colour (a replan is drawn apart)."""
+    styles: dict[str, dict[str, Any]] = {
+        "execute": {"facecolor": colour, "alpha": 0.30, "edgecolor": "white"},
+        "doomed": {"facecolor": "white", "edgecolor": colour, "hatch": "///", "linewidth": 1.2},
+        "action": {"facecolor": colour, "edgecolor": "white"},
+        "action_failed": {"facecolor": "#222222", "edgecolor": "white"},
+        "verify": {"facecolor": "white", "edgecolor": colour, "linewidth": 1.5},
+        "verify_failed": {"facecolor": "white", "edgecolor": colour, "linewidth": 1.5},
+    }
+    return styles[kind]
+
+
+def _draw_lane(ax: Any, trace: Trace, lane: float, colour: str, unit: float, label_boxes: bool) -> None:
+    """One executor's steps as boxes on its lane: a replan as a grey bar, a verification as ``?``, a failed action as ``✗``."""
+    from matplotlib.patches import Rectangle
+
+    height = 0.6
+    for e in trace.entries:
+        y = lane - height / 2
+        kind = str(e.kind)
+        if kind == "replan":
+            ax.add_patch(Rectangle((e.start, y), e.steps, height, facecolor=ACCENTS["replan"], edgecolor="white"))
+            words = f"replan ({e.steps} steps)" if e.steps * unit > 1.25 else f"replan ({e.steps})"
+            if e.steps * unit > 0.75:
+                ax.text(e.start + e.steps / 2, lane, words, ha="center", va="center", fontsize=_NOTE, color="white")
+            continue
+        ax.add_patch(Rectangle((e.start + 0.04, y), e.steps - 0.08, height, **_step_style(kind, colour)))
+        mark = {"verify": "?", "verify_failed": "?", "action_failed": "✗"}.get(kind)
+        if mark:
+            ax.text(e.start + 0.5, lane, mark, ha="center", va="center", fontsize=11, fontweight="bold",
+                    color="white" if kind == "action_failed" else colour)
+        elif label_boxes:
+            ax.text(e.start + 0.5, lane - height / 2 - 0.04, e.step_id, ha="center", va="top",
+                    fontsize=_NOTE, color="#444444")
 
 
 # -- structure experiments ---------------------------------------------------------------

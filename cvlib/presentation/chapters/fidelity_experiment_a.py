@@ -87,81 +87,12 @@ def experiment_values(
     dict
         Glue name to value.
     """
-    for name, df, cols in (
-        (
-            "Experiment A table",
-            a,
-            [
-                "seed",
-                "budget_fraction",
-                "condition",
-                "legal_objects",
-                "checks_passed",
-                "feasible",
-                "generation_tokens",
-                "objects",
-            ],
-        ),
-        (
-            "representation table",
-            reps,
-            [
-                "form",
-                "generation_tokens",
-                "own_call_generation_tokens",
-                "earns_place",
-                "earns_place_among_source_forms",
-            ],
-        ),
-        ("dominance table", dominance, ["dominates_own_call", "dominates_lineage"]),
-        ("nominal-order table", nominal, ["higher", "lower", "dominates", "incomparable"]),
-    ):
-        missing = [c for c in cols if c not in df.columns]
-        if missing:
-            raise ParameterError(f"{name} lacks column(s) {missing}")
-    legal, checks = _pivot(a, "legal_objects"), _pivot(a, "checks_passed")
-    feas = _pivot(a, "feasible").astype(bool)
-    tier_more = legal["tiered_from_source"] - legal["flat"]
-    flat_more_checks = checks["flat"] - checks["tiered_from_source"]
-    three_short = legal["tiered_from_source"] - legal["three_forms"]
-    three_short_checks = checks["tiered_from_source"] - checks["three_forms"]
-    cas = legal["tiered_cascaded"] - legal["tiered_from_source"]
-    gen = a.groupby("condition")["generation_tokens"].mean()
+    _check_columns(a, reps, dominance, nominal)
+    out = _cell_values(a)
     per_form = reps.groupby("form")
-    earn = reps[reps["earns_place_among_source_forms"].notna()].groupby("form")["earns_place_among_source_forms"].mean()
+    gen = a.groupby("condition")["generation_tokens"].mean()
     dr = nominal[(nominal["higher"] == "dense") & (nominal["lower"] == "record")]
-    seeds = sorted(set(a["seed"]))
-    out: dict[str, object] = {
-        "F_A_SEEDS": len(seeds),
-        "F_A_N_OBJECTS": int(a["objects"].iloc[0]),
-        "F_A_CELLS": int(len(legal)),
-        "F_A_BUDGETS": int(a["budget_fraction"].nunique()),
-        "F_A_TIER_LEGAL_CELLS": int((tier_more > 0).sum()),
-        "F_A_TIER_LEGAL_MAX": int(tier_more.max()),
-        "F_A_TIER_LEGAL_BUDGETS": _words(_budgets(tier_more > 0)),
-        "F_A_FLAT_LEGAL_CELLS": int((tier_more < 0).sum()),
-        "F_A_FLAT_CHECK_CELLS": int((flat_more_checks > 0).sum()),
-        "F_A_FLAT_CHECK_MAX": int(flat_more_checks.max()),
-        "F_A_FLAT_CHECK_BUDGETS": _words(_budgets(flat_more_checks > 0)),
-        "F_A_FLAT_CHECK_EVERY_SEED_BUDGETS": _words(
-            sorted(
-                float(b)
-                for b, v in ((flat_more_checks > 0) & feas["tiered_from_source"])
-                .groupby(level="budget_fraction")
-                .all()
-                .items()
-                if v
-            )
-        ),
-        "F_A_FLAT_ONLY_CELLS": int((feas["flat"] & ~feas["tiered_from_source"]).sum()),
-        "F_A_FLAT_ONLY_BUDGETS": _words(_budgets(feas["flat"] & ~feas["tiered_from_source"])),
-        "F_A_THREE_SHORT_LEGAL": int(three_short.max()),
-        "F_A_THREE_SHORT_CHECKS": int(three_short_checks.max()),
-        "F_A_THREE_EQUAL_CELLS": int((three_short == 0).sum()),
-        "F_A_THREE_SHORT_BUDGETS": _words(_budgets(three_short > 0)),
-        "F_A_CASCADE_MORE_CELLS": int((cas > 0).sum()),
-        "F_A_CASCADE_FEWER_CELLS": int((cas < 0).sum()),
-        "F_A_CASCADE_MORE_BUDGETS": _words(_budgets(cas > 0)),
+    out |= {
         "F_A_DOM_OWN_CALL": float(dominance["dominates_own_call"].mean()),
         "F_A_DOM_LINEAGE": float(dominance["dominates_lineage"].mean()),
         "F_A_GEN_CASCADED_RECORD": float(per_form["generation_tokens"].mean()["record_cascaded"]),
@@ -175,12 +106,79 @@ def experiment_values(
         "F_A_NOMINAL_FAILS": int((~nominal["dominates"].astype(bool)).sum()),
         "F_A_DENSE_RECORD_INCOMPARABLE": float(dr["incomparable"].mean()) if len(dr) else float("nan"),
     }
+    earn = reps[reps["earns_place_among_source_forms"].notna()].groupby("form")["earns_place_among_source_forms"].mean()
     for form in ("dense", "record", "anchor", "compact", "summary"):
         out[f"F_A_{form.upper()}_EARNS"] = float(earn.get(form, float("nan")))
     earn_all = reps.groupby("form")["earns_place"].mean()
     for form in ("record", "record_cascaded"):
         out[f"F_A_{form.upper()}_EARNS_ALL"] = float(earn_all.get(form, float("nan")))
     return out
+
+
+#: The columns each of Experiment A's tables must have, by the name an error gives the table.
+_COLUMNS: dict[str, tuple[str, ...]] = {
+    "Experiment A table": (
+        "seed",
+        "budget_fraction",
+        "condition",
+        "legal_objects",
+        "checks_passed",
+        "feasible",
+        "generation_tokens",
+        "objects",
+    ),
+    "representation table": (
+        "form",
+        "generation_tokens",
+        "own_call_generation_tokens",
+        "earns_place",
+        "earns_place_among_source_forms",
+    ),
+    "dominance table": ("dominates_own_call", "dominates_lineage"),
+    "nominal-order table": ("higher", "lower", "dominates", "incomparable"),
+}
+
+
+def _check_columns(a: pd.DataFrame, reps: pd.DataFrame, dominance: pd.DataFrame, nominal: pd.DataFrame) -> None:
+    for (name, cols), df in zip(_COLUMNS.items(), (a, reps, dominance, nominal)):
+        missing = [c for c in cols if c not in df.columns]
+        if missing:
+            raise ParameterError(f"{name} lacks column(s) {missing}")
+
+
+def _cell_values(a: pd.DataFrame) -> dict[str, object]:
+    """What the seed-and-budget cells show: where one condition keeps more objects legal, or passes more checks, than another."""
+    legal, checks = _pivot(a, "legal_objects"), _pivot(a, "checks_passed")
+    feas = _pivot(a, "feasible").astype(bool)
+    tier_more = legal["tiered_from_source"] - legal["flat"]
+    flat_more_checks = checks["flat"] - checks["tiered_from_source"]
+    three_short = legal["tiered_from_source"] - legal["three_forms"]
+    three_short_checks = checks["tiered_from_source"] - checks["three_forms"]
+    cas = legal["tiered_cascaded"] - legal["tiered_from_source"]
+    every_seed = ((flat_more_checks > 0) & feas["tiered_from_source"]).groupby(level="budget_fraction").all()
+    return {
+        "F_A_SEEDS": len(sorted(set(a["seed"]))),
+        "F_A_N_OBJECTS": int(a["objects"].iloc[0]),
+        "F_A_CELLS": int(len(legal)),
+        "F_A_BUDGETS": int(a["budget_fraction"].nunique()),
+        "F_A_TIER_LEGAL_CELLS": int((tier_more > 0).sum()),
+        "F_A_TIER_LEGAL_MAX": int(tier_more.max()),
+        "F_A_TIER_LEGAL_BUDGETS": _words(_budgets(tier_more > 0)),
+        "F_A_FLAT_LEGAL_CELLS": int((tier_more < 0).sum()),
+        "F_A_FLAT_CHECK_CELLS": int((flat_more_checks > 0).sum()),
+        "F_A_FLAT_CHECK_MAX": int(flat_more_checks.max()),
+        "F_A_FLAT_CHECK_BUDGETS": _words(_budgets(flat_more_checks > 0)),
+        "F_A_FLAT_CHECK_EVERY_SEED_BUDGETS": _words(sorted(float(b) for b, v in every_seed.items() if v)),
+        "F_A_FLAT_ONLY_CELLS": int((feas["flat"] & ~feas["tiered_from_source"]).sum()),
+        "F_A_FLAT_ONLY_BUDGETS": _words(_budgets(feas["flat"] & ~feas["tiered_from_source"])),
+        "F_A_THREE_SHORT_LEGAL": int(three_short.max()),
+        "F_A_THREE_SHORT_CHECKS": int(three_short_checks.max()),
+        "F_A_THREE_EQUAL_CELLS": int((three_short == 0).sum()),
+        "F_A_THREE_SHORT_BUDGETS": _words(_budgets(three_short > 0)),
+        "F_A_CASCADE_MORE_CELLS": int((cas > 0).sum()),
+        "F_A_CASCADE_FEWER_CELLS": int((cas < 0).sum()),
+        "F_A_CASCADE_MORE_BUDGETS": _words(_budgets(cas > 0)),
+    }
 
 
 def migration_values(mig: pd.DataFrame, object_id: str = "migration") -> dict[str, object]:
