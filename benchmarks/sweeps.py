@@ -68,12 +68,12 @@ def throughput(count: int, repeats: int, workers: int = 2, chunk_size: int | Non
 
 def _first_sweep(method: str) -> None:
     """Child: one tiny sweep on the processes backend, its workers started by ``method``."""
-    from cvlib.experiments import large_sweeps
+    from cvlib.experiments import sweep_backends
 
     if method == "spawn":
         import multiprocessing
 
-        large_sweeps._worker_context = lambda: multiprocessing.get_context("spawn")
+        sweep_backends._worker_context = lambda: multiprocessing.get_context("spawn")
     elif method != "forkserver":
         raise SystemExit(f"unknown start method {method!r}")
     cv.sweep(cv.RandomFamily(seed=1, count=40), backend="processes", workers=2, chunk_size=10, progress=False)

@@ -42,11 +42,11 @@ __all__ = [
     "masked_world",
 ]
 
-#: One executor's counts: ``(completed, steps_used, replans, verifications, pre_failure_work, decisions_total,
+#: One executor's counts, ``(completed, steps_used, replans, verifications, pre_failure_work, decisions_total,
 #: decisions_on_stale_deps)``.
 Counts = tuple[bool, int, int, int, int, int, int]
 
-#: Most facts a world may hold for its runs to take the bit-mask path: a closure of more facts is an integer
+#: Most facts a world may hold for its runs to take the bit-mask path. A closure of more facts is an integer
 #: of more machine words, and every mask operation would cost in proportion (a world of 166,666 facts, the
 #: largest isolated-branches scenario, runs faster through the loop).
 MAX_MASKED_FACTS = 60
@@ -65,7 +65,7 @@ class MaskedWorld(NamedTuple):
 
     #: Fact id -> its bit number.
     bits: Mapping[str, int]
-    #: Each fact's ``valid_until`` by bit number (None: no horizon).
+    #: Each fact's ``valid_until`` by bit number (None when it has no horizon).
     horizons: list[int | None]
     #: ``(tick, bit number, replaces, breaks)`` by tick, then as given (the world's schedule order).
     schedule: list[tuple[int, int, bool, bool]]
@@ -77,7 +77,7 @@ class BitMaskRun(NamedTuple):
     A named tuple for the reason :class:`MaskedWorld` is one.
     """
 
-    #: Where each run of one closure starts, then the plan's length (one run a step: ``range(n + 1)``).
+    #: Where each run of one closure starts, then the plan's length (``range(n + 1)`` for one run a step).
     run_starts: Sequence[int]
     #: Each run's closure mask.
     run_masks: Sequence[int]
@@ -150,7 +150,12 @@ def _tick(event: Event) -> int:
 
 
 def mask_plan(
-    world: MaskedWorld, columns: RunColumns, at_risk: str, budget: int, masks: dict[frozenset[str], int] | None = None
+    world: MaskedWorld,
+    columns: RunColumns,
+    at_risk: str,
+    budget: int,
+    masks: dict[frozenset[str], int] | None = None,
+    closure_size: int | None = None,
 ) -> BitMaskRun:
     """A plan given by its run columns, in ``world``, as the engines read it.
 
@@ -166,6 +171,8 @@ def mask_plan(
         Steps each executor may spend.
     masks : dict, optional
         Closure -> mask already computed, shared by the plans of one sweep.
+    closure_size : int, optional
+        The closure size of ``at_risk``, when the caller has it; None counts it.
 
     Returns
     -------
@@ -180,7 +187,9 @@ def mask_plan(
         if mask is None:
             mask = known[closure] = sum([1 << bits[f] for f in closure])
         run_masks.append(mask)
-    size = sum([starts[r + 1] - starts[r] for r, closure in enumerate(closures) if at_risk in closure])
+    size = closure_size
+    if size is None:
+        size = sum([starts[r + 1] - starts[r] for r, closure in enumerate(closures) if at_risk in closure])
     first_action = columns.actions[0] if columns.actions else starts[-1]
     return BitMaskRun(starts, run_masks, first_action, world.horizons, world.schedule, size + 1, budget)
 

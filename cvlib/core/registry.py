@@ -48,7 +48,7 @@ ENTRY_POINT_GROUP = "cvlib.policies"
 
 #: The registered executors by name, baseline first (the order of every comparison table).
 _POLICIES: dict[str, Policy] = {BASELINE: Baseline(), VALIDITY_AWARE: ValidityAware(), TIMESTAMP_ONLY: TimestampOnly()}
-#: The executors cvlib itself defines, which cannot be unregistered: every entry point runs the article's two by
+#: The executors cvlib itself defines, which cannot be unregistered. Every entry point runs the article's two by
 #: default and every law check runs the baseline, so taking one away would break callers that never named it.
 BUILT_IN_POLICIES: frozenset[str] = frozenset(_POLICIES)
 #: Whether the entry points of :data:`ENTRY_POINT_GROUP` have been read into :data:`_POLICIES`.

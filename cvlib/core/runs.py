@@ -106,7 +106,7 @@ class PolicyRuns:
 
     #: The executors' names, in order.
     names: tuple[str, ...]
-    #: Per executor, per run: ``(completed, steps_used, replans, verifications, pre_failure_work,
+    #: Per executor, per run, ``(completed, steps_used, replans, verifications, pre_failure_work,
     #: decisions_total, decisions_on_stale_deps)``.
     counts: tuple[tuple[Counts, ...], ...]
     #: Each run's budget.

@@ -11,30 +11,27 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING, Any, Literal, overload
 
+from cvlib.core.bitmasks import BitMaskRun, mask_plan, masked_world
 from cvlib.core.errors import ParameterError
-from cvlib.core.events import EventKind
 from cvlib.core.executors import (
-    ARTICLE_POLICIES,
     BASELINE,
     VALIDITY_AWARE,
-    Policy,
     PolicyLike,
-    article_pair_runs,
-    is_article_pair,
+    PolicyRuns,
     policy_column,
     policy_columns,
-    resolve_policies,
-    scur_of,
+    run_policies,
 )
-from cvlib.core.facts import ValidityState
+from cvlib.core.graph import PlanGraph, RunColumns
 from cvlib.core.law import predicted_pfw_columns
-from cvlib.core.validation import require_int, require_ints
+from cvlib.core.rules import ExecutionRules
+from cvlib.core.validation import require_ints
+from cvlib.core.world import World
 from cvlib.experiments.rows import Rows
 from cvlib.experiments.windows import outcomes_by_budget, published_budgets
 from cvlib.scenarios.generators import branching_columns
 from cvlib.scenarios.named import run_scenario, setup_scenario
-from cvlib.scenarios.setup import ScenarioRun, run_setups
-from cvlib.scenarios.sizes import branching_size
+from cvlib.scenarios.setup import ScenarioRun, ScenarioSetup, check_executor_names
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -149,44 +146,120 @@ def topology_grid(
         for bf in require_ints("branching_factors", branching_factors, minimum=1)
         for mf in require_ints("merge_factors", merge_factors, minimum=1)
     ]
-    chosen = None if policies is None else _resolved_after_checks(configs, seed, policies)
-    rows = _article_grid_rows(configs, seed) if _on_bit_masks(chosen) else None
-    if rows is None:
-        setups = [
-            setup_scenario("D2", depth=d, branching_factor=bf, merge_factor=mf, seed=seed) for d, bf, mf in configs
-        ]
-        rows = Rows.from_dicts(
-            [
-                {"depth": d, "branching_factor": bf, "merge_factor": mf, **run_row(run)}
-                for (d, bf, mf), run in zip(configs, run_setups(setups, policies=chosen))
-            ]
-        )
+    cells, breaks = _grid_cells(configs, seed)  # every parameter checked before the executors are looked at
+    rows = _grid_rows(configs, cells, breaks, run_policies(policies, cells))
     return rows.to_frame() if as_frame else rows
 
 
-def _resolved_after_checks(
-    configs: list[tuple[int, int, int]], seed: int, policies: Iterable[PolicyLike]
-) -> tuple[Policy, ...]:
-    """The executors asked for, resolved once the checks the general path makes before it looks at them have passed.
+class _GridCell:
+    """One diamond of the grid as :func:`~cvlib.core.runs.run_policies` takes it: laid out, built only if asked.
 
-    The general path builds every setup (checking the seed and each
-    diamond's size) before it resolves the executors, so a grid with two
-    faults names the same one either way; resolving once also lets an
-    iterator of executors serve both the choice of path and the run.
+    The bit-mask path reads the diamond's columns, laid out by construction
+    (:func:`~cvlib.scenarios.generators.branching_columns`); the loop needs
+    the plan and fresh worlds, so the first time it asks, the configuration's
+    D2 setup is built, as :func:`~cvlib.scenarios.named.setup_scenario` builds it.
     """
-    require_int("seed", seed)
-    for d, bf, mf in configs:
-        branching_size(d, bf, mf).check()
-    return resolve_policies(policies)
+
+    __slots__ = ("params", "columns", "depth_at_risk", "size", "masks", "at_risk", "budget", "_setup")
+
+    def __init__(
+        self,
+        params: dict[str, int],
+        columns: RunColumns,
+        depth_at_risk: int,
+        size: int,
+        masks: BitMaskRun | None,
+        at_risk: str,
+    ) -> None:
+        self.params = params
+        self.columns = columns
+        self.depth_at_risk = depth_at_risk
+        #: The closure size of the fact at risk.
+        self.size = size
+        self.masks = masks
+        self.at_risk = at_risk
+        self.budget = columns.run_starts[-1] + size + 1  # compute_budget: steps + closure of the fact at risk + 1
+        self._setup: ScenarioSetup | None = None
+
+    def _built(self) -> ScenarioSetup:
+        if self._setup is None:
+            self._setup = setup_scenario("D2", **self.params)
+        return self._setup
+
+    @property
+    def plan(self) -> PlanGraph:
+        """The diamond, built on first use."""
+        return self._built().plan
+
+    def new_world(self, rules: ExecutionRules | None = None) -> World:
+        """A fresh world of the configuration's setup.
+
+        Parameters
+        ----------
+        rules : ExecutionRules, optional
+            Rules the run asks for; None is the setup's own.
+
+        Returns
+        -------
+        World
+        """
+        return self._built().new_world(rules)
+
+    def bit_masks(self, rules: ExecutionRules | None = None) -> BitMaskRun | None:
+        """The diamond on bit masks (None under other rules, or when D2's world holds what masks do not state).
+
+        Parameters
+        ----------
+        rules : ExecutionRules, optional
+            Rules the run asks for; None is the setup's own (the article's).
+
+        Returns
+        -------
+        BitMaskRun or None
+        """
+        return self.masks if rules is None else None
 
 
-def _on_bit_masks(chosen: tuple[Policy, ...] | None) -> bool:
-    """Whether the grid runs the article's two executors (the default, or exactly those two), so on bit masks."""
-    return chosen is None or is_article_pair(chosen)
+def _grid_cells(configs: list[tuple[int, int, int]], seed: int) -> tuple[list[_GridCell], dict[str, int]]:
+    """Each configuration's diamond laid out by construction, in a world read once from one D2 setup.
+
+    The facts, the schedule and the fact at risk are read from the first
+    configuration's setup, built and checked as any D2 setup is (so a bad seed
+    gets the same error); they do not depend on the diamond's shape.
+    :func:`~cvlib.scenarios.generators.branching_columns` checks each shape
+    in order, with the errors :func:`~cvlib.scenarios.generators.branching` gives.
+
+    Returns
+    -------
+    tuple
+        The cells, and the tick each fact breaks (the same for every diamond).
+    """
+    depth, bf, mf = configs[0]
+    template = setup_scenario("D2", depth=depth, branching_factor=bf, merge_factor=mf, seed=seed)
+    world = masked_world(
+        template.facts,
+        template.events,
+        rules=template.rules,
+        silent_changes=template.silent_changes,
+        resource_events=template.resource_events,
+        supports=template.supports,
+    )
+    at_risk = template.at_risk
+    masks: dict[frozenset[str], int] = {}
+    cells = []
+    for (d, bf, mf), (columns, depth_at_risk) in zip(configs, branching_columns(configs, seed=seed)):
+        starts, closures = columns.run_starts, columns.run_closures
+        size = sum([starts[r + 1] - starts[r] for r, closure in enumerate(closures) if at_risk in closure])
+        params = {"depth": d, "branching_factor": bf, "merge_factor": mf, "seed": seed}
+        cell = _GridCell(params, columns, depth_at_risk, size, None, at_risk)
+        if world is not None:
+            cell.masks = mask_plan(world, columns, at_risk, cell.budget, masks, size)
+        cells.append(cell)
+    return cells, template.break_ticks()
 
 
-#: The grid's columns, its three parameters and then :func:`run_row`'s for the article's two executors.
-_GRID_COLUMNS = (
+#: The grid's columns before the executors', its three parameters and the structure :func:`run_row` starts with.
+_GRID_STRUCTURE = (
     "depth",
     "branching_factor",
     "merge_factor",
@@ -195,76 +268,31 @@ _GRID_COLUMNS = (
     "exposed_pct",
     "invalidation_depth",
     "predicted_pfw",
-    *(policy_column(p, m) for m in ROW_METRICS for p in ARTICLE_POLICIES),
-    "budget",
 )
 
 
-def _article_grid_rows(configs: list[tuple[int, int, int]], seed: int) -> Rows | None:
-    """The grid's rows for the article's two executors, on bit masks; None when D2 holds what they do not state.
+def _grid_rows(
+    configs: list[tuple[int, int, int]], cells: list[_GridCell], breaks: dict[str, int], runs: PolicyRuns
+) -> Rows:
+    """The grid's rows: each configuration's structure, read from its columns, then :func:`run_row`'s executor columns.
 
-    The facts, the schedule and the fact at risk are read from one D2 setup,
-    the first configuration's, built and checked as the general path builds
-    it (so a bad seed gets the same error); they do not depend on the
-    diamond's shape. The bit masks then state exactly that scenario: facts
-    starting ACTIVE, announced events only, the article's rules and computed
-    budget.
+    The same rows, columns and types as :func:`run_row` on each
+    configuration's :class:`~cvlib.scenarios.setup.ScenarioRun`, with the
+    same errors for executors whose names a run or a row cannot hold.
     """
-    depth, bf, mf = configs[0]
-    template = setup_scenario("D2", depth=depth, branching_factor=bf, merge_factor=mf, seed=seed)
-    bits = {f.id: k for k, f in enumerate(template.facts)}
-    if (
-        template.silent_changes
-        or template.resource_events
-        or template.supports
-        or template.rules is not None
-        or template.params.get("budget") is not None
-        or any(f.state is not ValidityState.ACTIVE for f in template.facts)
-    ):
-        return None  # pragma: no cover - D2 holds none of these; a D2 that did would take the general path
-    order = sorted(range(len(template.events)), key=lambda i: template.events[i].tick)  # the world's order
-    events = [template.events[i] for i in order]
-    schedule = [(e.tick, bits[e.fact_id], e.kind is EventKind.REPLACE, e.breaks_fact) for e in events]
-    breaks = template.break_ticks()
-    horizons = [f.valid_until for f in template.facts]
-    at_risk = template.at_risk
-    masks: dict[frozenset[str], int] = {}
-    rows = []
-    for (d, bf, mf), (columns, depth_at_risk) in zip(configs, branching_columns(configs, seed=seed)):
-        starts, closures = columns.run_starts, columns.run_closures
-        n = starts[-1]
-        size = sum([starts[r + 1] - starts[r] for r, closure in enumerate(closures) if at_risk in closure])
-        run_masks = []
-        for closure in closures:
-            mask = masks.get(closure)
-            if mask is None:
-                mask = masks[closure] = sum([1 << bits[f] for f in closure])
-            run_masks.append(mask)
-        first_action = columns.actions[0] if columns.actions else n
-        budget = n + size + 1  # compute_budget: steps + closure of the fact at risk + 1
-        base, aware = article_pair_runs(starts, run_masks, first_action, horizons, schedule, size + 1, budget)
-        rows.append(
-            (
-                d,
-                bf,
-                mf,
-                n,
-                size,
-                100.0 * size / n,
-                depth_at_risk,
-                predicted_pfw_columns(columns, breaks),
-                base[4],
-                aware[4],
-                base[1],
-                aware[1],
-                base[0],
-                aware[0],
-                scur_of(base[6], base[5]),
-                scur_of(aware[6], aware[5]),
-                budget,
-            )
-        )
-    return Rows(_GRID_COLUMNS, tuple(rows))
+    check_executor_names("D2", runs.names)
+    per_policy = [(policy_column(p, m), runs.column(p, m)) for m in ROW_METRICS for p in runs.names]
+    clash = sorted(set(_GRID_STRUCTURE[3:]) & {name for name, _ in per_policy})
+    if clash:
+        raise ParameterError(f"an executor's columns {clash} collide with the row's own; rename the policy")
+    structure = []
+    for (d, bf, mf), cell in zip(configs, cells):
+        n, size = cell.columns.run_starts[-1], cell.size
+        predicted = predicted_pfw_columns(cell.columns, breaks)
+        structure.append((d, bf, mf, n, size, 100.0 * size / n, cell.depth_at_risk, predicted))
+    executors = zip(*[column for _, column in per_policy])
+    names = (*_GRID_STRUCTURE, *(name for name, _ in per_policy), "budget")
+    return Rows(names, tuple([(*s, *e, cell.budget) for s, e, cell in zip(structure, executors, cells)]))
 
 
 def depth_sweep(

@@ -15,9 +15,9 @@ from collections.abc import Iterable, Mapping
 from functools import lru_cache
 from types import MappingProxyType
 
+from cvlib.core.bitmasks import MAX_MASKED_FACTS, BitMaskRun, MaskedWorld, mask_plan, masked_world
 from cvlib.core.errors import ParameterError, UnknownFactError
 from cvlib.core.events import Event, ResourceEvent, SilentChange
-from cvlib.core.bitmasks import MAX_MASKED_FACTS, BitMaskRun, MaskedWorld, mask_plan, masked_world
 from cvlib.core.executors import BASELINE, VALIDITY_AWARE, ExecutorResult, PolicyLike, run_policies
 from cvlib.core.facts import Fact
 from cvlib.core.graph import PlanGraph
@@ -319,6 +319,29 @@ class StructureSummary:
 RESERVED_NAMES = frozenset({"scenario", "params", "structure", "rules", "results"})
 
 
+def check_executor_names(scenario: str, names: Iterable[str]) -> None:
+    """Refuse executors called by a name a :class:`ScenarioRun` keeps for its own fields (:data:`RESERVED_NAMES`).
+
+    Parameters
+    ----------
+    scenario : str
+        The scenario's name, for the message.
+    names : iterable of str
+        The executors' names.
+
+    Raises
+    ------
+    ParameterError
+        One line naming the clashing names.
+    """
+    clash = sorted(RESERVED_NAMES.intersection(names))
+    if clash:
+        raise ParameterError(
+            f"scenario {scenario!r}: an executor may not be called {', '.join(map(repr, clash))} "
+            f"(reserved for the run's own fields: {', '.join(sorted(RESERVED_NAMES))})"
+        )
+
+
 @value_class(slots=False)
 class ScenarioRun:
     """Each executor's result on one scenario, with the parameters that produced them.
@@ -336,12 +359,7 @@ class ScenarioRun:
     rules: ExecutionRules | None = None
 
     def __post_init__(self) -> None:
-        clash = sorted(RESERVED_NAMES & set(self.results))
-        if clash:
-            raise ParameterError(
-                f"scenario {self.scenario!r}: an executor may not be called {', '.join(map(repr, clash))} "
-                f"(reserved for the run's own fields: {', '.join(sorted(RESERVED_NAMES))})"
-            )
+        check_executor_names(self.scenario, self.results)
 
     def result(self, name: str) -> ExecutorResult:
         """The result of the executor called ``name``; one that did not run raises a one-line error.

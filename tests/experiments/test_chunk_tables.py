@@ -17,11 +17,11 @@ import pyarrow as pa
 import pytest
 
 import cvlib as cv
-from cvlib.experiments import large_sweeps
+from cvlib.experiments import sweep_chunks
 
 
 def _through_pandas(rows: list[dict[str, Any]]) -> pa.Table:
-    return large_sweeps._frame_table(rows)
+    return sweep_chunks._frame_table(rows)
 
 
 PLAIN = [
@@ -33,7 +33,7 @@ PLAIN = [
 
 def test_plain_columns_become_arrow_arrays_of_the_types_pandas_gives() -> None:
     columns = {key: [row[key] for row in PLAIN] for key in PLAIN[0]}
-    direct = large_sweeps._plain_table(columns)
+    direct = sweep_chunks._plain_table(columns)
     assert direct is not None
     assert direct.schema.types == [pa.int64(), pa.large_string(), pa.bool_(), pa.float64()]
     assert direct.schema.equals(_through_pandas(PLAIN).schema.remove_metadata())
@@ -55,8 +55,8 @@ def test_plain_columns_become_arrow_arrays_of_the_types_pandas_gives() -> None:
 )
 def test_any_other_column_goes_through_pandas(odd: list[Any]) -> None:
     rows = [{"task": i, "family": "x", "odd": value} for i, value in enumerate(odd)]
-    assert large_sweeps._plain_table({key: [row[key] for row in rows] for key in rows[0]}) is None
-    table = large_sweeps._rows_table(rows)
+    assert sweep_chunks._plain_table({key: [row[key] for row in rows] for key in rows[0]}) is None
+    table = sweep_chunks.rows_table(rows)
     assert table.schema.field("family").type == pa.large_string()
     assert pa.string() not in table.schema.types  # strings are large_string either way, so chunks concatenate
     pd.testing.assert_frame_equal(table.to_pandas(), pd.DataFrame(rows))
@@ -72,7 +72,7 @@ def test_any_other_column_goes_through_pandas(odd: list[Any]) -> None:
     ids=["short", "other-key", "other-order"],
 )
 def test_rows_whose_keys_differ_give_the_frame_pandas_gives(rows: list[dict[str, Any]]) -> None:
-    pd.testing.assert_frame_equal(large_sweeps._rows_table(rows).to_pandas(), pd.DataFrame(rows))
+    pd.testing.assert_frame_equal(sweep_chunks.rows_table(rows).to_pandas(), pd.DataFrame(rows))
 
 
 @pytest.mark.parametrize(
@@ -84,8 +84,8 @@ def test_rows_whose_keys_differ_give_the_frame_pandas_gives(rows: list[dict[str,
 def test_a_chunk_is_the_frame_of_its_rows_and_travels_as_it_is(spec: Any) -> None:
     n = len(spec)
     rows = spec.rows(0, n)
-    table = large_sweeps._chunk_table(spec, 0, n)
+    table = sweep_chunks.chunk_table(spec, 0, n)
     pd.testing.assert_frame_equal(table.to_pandas(), pd.DataFrame(rows))
-    assert large_sweeps._read_arrow_bytes(large_sweeps._chunk_arrow(spec, 0, n)).equals(table)
-    parquet = large_sweeps._read_parquet_bytes(large_sweeps._chunk_parquet(spec, 0, n))
+    assert sweep_chunks.read_arrow_bytes(sweep_chunks.chunk_arrow(spec, 0, n)).equals(table)
+    parquet = sweep_chunks.read_parquet_bytes(sweep_chunks.chunk_parquet(spec, 0, n))
     pd.testing.assert_frame_equal(parquet.to_pandas(), table.to_pandas())

@@ -145,15 +145,37 @@ def test_the_article_pair_where_nothing_changes_on_edge_cases(closures, first_ac
 
 @pytest.mark.parametrize("family", ("mixed", "layered", "fan_out", "chain"))
 def test_random_family_rows_on_masks_are_the_rows_through_the_loop(family: str, monkeypatch) -> None:
-    from cvlib.experiments import large_sweeps
+    from cvlib.core import runs as core_runs
+    from cvlib.core.executors import get_policy, run_policy
+    from cvlib.core.law import break_ticks, predicted_pfw
+    from cvlib.scenarios.random_plans import random_setup
 
     spec = RandomFamily(seed=17, count=400, family=family)
     fast = spec.rows(0, 400)
-    monkeypatch.setattr(large_sweeps, "is_article_pair", lambda policies: False)
+    monkeypatch.setattr(core_runs, "is_article_pair", lambda policies: False)
     general = spec.rows(0, 400)
     assert fast == general
     assert [list(r.items()) for r in fast] == [list(r.items()) for r in general]  # same columns, same order
     assert all(type(a[k]) is type(b[k]) for a, b in zip(fast, general) for k in a)
+    # The plain statement of a row, from each plan's setup: its graph, the law on it, each executor in the loop.
+    for row in fast[::7]:
+        setup = random_setup(17, row["task"], family=family)
+        breaks = break_ticks(setup.events)
+        results = {n: run_policy(get_policy(n), setup.plan, setup.new_world(), setup.at_risk, setup.budget)
+                   for n in ("baseline", "validity_aware")}
+        predicted = predicted_pfw(setup.plan, breaks)
+        assert row == {
+            "task": row["task"], "family": setup.params["family"], "total_steps": len(setup.plan),
+            "facts": len(setup.plan.facts), "broken_facts": len(breaks), "events": len(setup.events),
+            "closure_size": setup.plan.closure_size(setup.at_risk), "predicted_pfw": predicted,
+            "baseline_pfw": results["baseline"].pre_failure_work,
+            "validity_aware_pfw": results["validity_aware"].pre_failure_work,
+            "law_holds": predicted == results["baseline"].pre_failure_work,
+            **{f"{n}_{m}": getattr(results[n], a) for m, a in (("steps", "steps_used"), ("completed", "completed"),
+                                                                ("verifications", "verifications"))
+               for n in ("baseline", "validity_aware")},
+            "budget": setup.budget,
+        }
 
 
 @pytest.mark.parametrize("family", ("mixed", "chain", "branching", "multi_branch", "layered", "fan_out"))

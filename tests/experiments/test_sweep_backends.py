@@ -19,7 +19,7 @@ import pandas as pd
 import pytest
 
 import cvlib as cv
-from cvlib.experiments import large_sweeps
+from cvlib.experiments import large_sweeps, sweep_backends
 from cvlib.experiments.large_sweeps import RandomFamily, sweep
 
 SPEC = RandomFamily(seed=11, count=120, max_steps=25)
@@ -59,14 +59,14 @@ def _descendants(root: int) -> set[int]:
 
 
 def test_the_processes_backend_forks_workers_from_a_server_that_preloaded_cvlib() -> None:
-    context = large_sweeps._worker_context()
+    context = sweep_backends._worker_context()
     if not LINUX:
         pytest.skip("the fork server is checked on Linux")
     assert context.get_start_method() == "forkserver"
     from multiprocessing import forkserver
 
-    assert set(large_sweeps.PRELOAD) <= set(forkserver._forkserver._preload_modules)
-    assert "pandas" in large_sweeps.PRELOAD  # pyarrow loads it on a worker's first array otherwise
+    assert set(sweep_backends.PRELOAD) <= set(forkserver._forkserver._preload_modules)
+    assert "pandas" in sweep_backends.PRELOAD  # pyarrow loads it on a worker's first array otherwise
 
 
 def test_the_processes_backend_equals_serial_with_the_lifeline_in_place() -> None:

@@ -1,4 +1,4 @@
-"""The grid's bit-mask path gives, value for value and type for type, the rows of every setup run through the loop."""
+"""The grid, whose runs take the bit-mask path, gives value for value and type for type the rows of every setup run through the loop."""
 
 from __future__ import annotations
 
@@ -6,17 +6,18 @@ import numpy as np
 import pytest
 
 import cvlib as cv
+from cvlib.core import runs as core_runs
 from cvlib.core.executors import (
     BASELINE,
     VALIDITY_AWARE,
     Baseline,
     ValidityAware,
-    article_pair_runs,
+    article_pair,
     get_policy,
     run_policy,
 )
-from cvlib.experiments import article
-from cvlib.experiments.article import run_row
+from cvlib.core.validation import require_ints
+from cvlib.experiments.article import GRID_BRANCHING, GRID_DEPTHS, GRID_MERGING, run_row
 from cvlib.experiments.rows import Rows
 from cvlib.scenarios.generators import branching, branching_columns
 from cvlib.scenarios.named import setup_scenario
@@ -43,12 +44,34 @@ def _not_called(*args):
     raise AssertionError("the general path ran the bit-mask executors")
 
 
-def _general(monkeypatch: pytest.MonkeyPatch, **kwargs):
-    """The grid through the general path: every setup built and run by run_setups."""
+def _general(
+    monkeypatch: pytest.MonkeyPatch,
+    depths=GRID_DEPTHS,
+    branching_factors=GRID_BRANCHING,
+    merge_factors=GRID_MERGING,
+    seed=0,
+    *,
+    policies=None,
+    as_frame=True,
+):
+    """The grid as the plain statement of it: every setup built, run through the loop by run_setups, run_row each."""
     with monkeypatch.context() as patch:
-        patch.setattr(article, "_on_bit_masks", lambda chosen: False)
-        patch.setattr(article, "article_pair_runs", _not_called)
-        return cv.topology_grid(**kwargs)
+        patch.setattr(core_runs, "is_article_pair", lambda chosen: False)
+        patch.setattr(core_runs, "article_pair", _not_called)
+        configs = [
+            (d, bf, mf)
+            for d in require_ints("depths", depths, minimum=1)
+            for bf in require_ints("branching_factors", branching_factors, minimum=1)
+            for mf in require_ints("merge_factors", merge_factors, minimum=1)
+        ]
+        setups = [setup_scenario("D2", depth=d, branching_factor=bf, merge_factor=mf, seed=seed) for d, bf, mf in configs]
+        rows = Rows.from_dicts(
+            [
+                {"depth": d, "branching_factor": bf, "merge_factor": mf, **run_row(run)}
+                for (d, bf, mf), run in zip(configs, run_setups(setups, policies=policies))
+            ]
+        )
+        return rows.to_frame() if as_frame else rows
 
 
 def _same_rows(fast: Rows, general: Rows) -> None:
@@ -86,18 +109,18 @@ def test_the_default_grid_is_each_setup_run_through_the_loop() -> None:
 def test_the_article_pair_by_name_or_object_takes_the_fast_path(monkeypatch: pytest.MonkeyPatch) -> None:
     calls = []
 
-    def counting(*args):
-        calls.append(args)
-        return article_pair_runs(*args)
+    def counting(masks):
+        calls.append(masks)
+        return article_pair(masks)
 
-    monkeypatch.setattr(article, "article_pair_runs", counting)
+    monkeypatch.setattr(core_runs, "article_pair", counting)
     kwargs = {"depths": [3, 4], "branching_factors": [2], "merge_factors": [1, 2]}
     default = cv.topology_grid(**kwargs, as_frame=False)
     assert len(calls) == 4
     for policies in (["baseline", "validity_aware"], [Baseline(), ValidityAware()]):
         assert cv.topology_grid(**kwargs, policies=policies, as_frame=False) == default
     assert len(calls) == 12
-    # Another order, another executor, or a look-alike under another name: the general path.
+    # Another order, another executor, or a look-alike under another name: the loop.
     for policies in (["validity_aware", "baseline"], ["baseline", "validity_aware", "timestamp_only"],
                      [Baseline(), ValidityAware(name="careful")]):
         rows = cv.topology_grid(**kwargs, policies=policies, as_frame=False)
@@ -106,6 +129,14 @@ def test_the_article_pair_by_name_or_object_takes_the_fast_path(monkeypatch: pyt
         assert [{k: v for k, v in r.items() if k not in ("depth", "branching_factor", "merge_factor")}
                 for r in rows] == expected
     assert len(calls) == 12
+
+
+def test_the_experiments_never_choose_the_path() -> None:
+    """Only the core's run_policies asks whether the bit-mask path applies."""
+    import pathlib
+
+    root = pathlib.Path(cv.__file__).parent / "experiments"
+    assert not [p for p in root.rglob("*.py") if "is_article_pair" in p.read_text()]
 
 
 def test_executors_given_as_an_iterator_serve_the_choice_and_the_run() -> None:
