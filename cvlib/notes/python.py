@@ -334,5 +334,5 @@ def analyse_python(source: str, path: str = "<snapshot>") -> PythonRows:
     return PythonRows(PythonFile(source, path))
 
 
-#: Python in the gate's registry of languages (:mod:`cvlib.notes.languages`): ``.py`` files, read with :mod:`ast`.
+#: Python in the gate's registry of languages (:mod:`cvlib.notes.languages`), for ``.py`` files read with :mod:`ast`.
 LANGUAGE: Language = register_language(Language("Python", (".py",), analyse_python, FALLBACK_REASONS))

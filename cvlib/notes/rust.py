@@ -458,7 +458,7 @@ class RustFile(RustItems):
 
 
 
-#: Rust in the gate's registry of languages (:mod:`cvlib.notes.languages`): ``.rs`` files, read with tree-sitter
+#: Rust in the gate's registry of languages (:mod:`cvlib.notes.languages`), for ``.rs`` files read with tree-sitter
 #: (loaded on the first file); a ``target`` folder beside ``Cargo.toml`` is build output and is not read.
 LANGUAGE: Language = register_language(
     Language("Rust", (".rs",), RustFile, FALLBACK_REASONS, build_folders=(("Cargo.toml", "target"),)))

@@ -27,6 +27,7 @@ dependencies' -- whose advice is now wrong.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -36,6 +37,10 @@ from cvlib.core.errors import ParameterError
 from cvlib.core.intervals import proportion_interval
 
 from .errors import NotesError
+
+#: The study's arms in words (``stale`` is the gated study's arm, whose note was withheld).
+ARM_NAMES: dict[str, str] = {"control": "control (no note)", "true_note": "true note", "stale_labelled": "stale, labelled",
+                             "stale_verify": "stale, told to verify", "stale": "stale (gated: withheld)"}
 
 
 def _share(name: str, value: object) -> float:
@@ -189,3 +194,10 @@ def expected_stale_edits(step_counts: pd.DataFrame, rates: list[PolicyRates], wr
             rows.append(dict(common, policy="dependency-aware gate", stale_edits=0.0, stale_low=0.0, stale_high=0.0,
                              true_withheld=withheld_dependency))
     return pd.DataFrame(rows)
+
+
+def policy_curves(counts: pd.DataFrame, rates: list[PolicyRates], shares: Sequence[float]) -> pd.DataFrame:
+    """:func:`expected_stale_edits` of the pooled row at each assumed wrong share (for the figure)."""
+    pooled = counts[counts["project"] == "all"]
+    return pd.concat([expected_stale_edits(pooled, rates, float(w)).assign(wrong_share=float(w)) for w in shares],
+                     ignore_index=True)

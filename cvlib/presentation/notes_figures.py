@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING
 
 from cvlib.core.errors import ParameterError
 from cvlib.notes.history import STATUS_COLOURS, STATUS_ORDER
-from cvlib.notes.views import PROJECT_NAMES as _NAMES
 from cvlib.presentation.style import PALETTE, SERIES, legend_below, new_figure
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -31,8 +30,10 @@ OUTCOME_COLOURS: dict[str, str] = {
     "verify": SERIES[2],
     "symbol": SERIES[1],
 }
-#: How the projects of the release histories are written.
-PROJECT_NAMES: dict[str, str] = dict(_NAMES)
+#: How the projects of the release histories, their languages' pools and the row of all projects are written.
+PROJECT_NAMES: dict[str, str] = {"requests": "Requests", "flask": "Flask", "httpie": "HTTPie", "jiter": "jiter",
+                                 "rpds-py": "rpds-py", "Python": "Python, pooled", "Rust": "Rust, pooled",
+                                 "all": "all projects"}
 #: Colours of the three projects.
 PROJECT_COLOURS: tuple[str, ...] = (SERIES[0], SERIES[1], SERIES[2], SERIES[3], SERIES[4])
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from cvlib.notes import audit, views
+from cvlib.notes import audit, replay
 from cvlib.notes.errors import NotesError
 from cvlib.notes.gate import ordered_changes
+from cvlib.presentation.chapters import notes_release_history_appendix as appendix
 from cvlib.repository import data_path
 
 AUDIT_FILE = data_path("code_history") / "precise_only_audit.csv"
@@ -134,7 +135,7 @@ def test_a_census_replaces_the_estimate_by_counts():
     assert not partial.census and partial.rest_behaviour == partial.rest_spelling == 0
     # the verdict on a target, by how many note-steps it allows: the least sound load is 116, the best 119 (10 spelling shown)
     def verdict(allowed):
-        found = views.census_numbers(b, table, allowed=allowed, target=allowed / 100)
+        found = appendix.census_numbers(b, table, allowed=allowed, target=allowed / 100)
         return found["N_census_reachable"][0], found["N_census_needed_share"][0]
 
     assert verdict(115) == ("out of reach of any sound gate", "more than all")
@@ -203,7 +204,7 @@ def test_check_audit_names_a_group_that_moved():
 
 @pytest.fixture(scope="module")
 def history():
-    return views.replay_projects(list(audit.PROJECTS), data_path("code_history"))
+    return replay.replay_projects(list(audit.PROJECTS), data_path("code_history"))
 
 
 @pytest.fixture(scope="module")
@@ -218,14 +219,14 @@ def test_the_command_lists_what_the_chapter_lists(current_groups):
 
 def test_the_chapter_numbers_are_the_bound_of_the_committed_audit(history):
     committed = audit.read_audit(AUDIT_FILE)
-    numbers = views.audit_numbers(history, committed)
-    t = views.totals(history)
+    numbers = appendix.audit_numbers(history, committed)
+    t = replay.totals(history)
     b = audit.audit_bound(committed, int(t.loc["all", "withheld_symbol"]), int(t.loc["all", "withheld_dependency"]))
     assert numbers["N_audit_precise_only"] == (b.precise_only, "count")
     assert numbers["N_bound_ratio"] == (pytest.approx(b.bound / b.symbol), "ratio_fine")
     assert numbers["N_audit_needed"][0] == b.precise - int(1.5 * b.symbol)
     assert numbers["N_bound_low"][0] <= numbers["N_bound"][0] <= numbers["N_bound_high"][0] <= numbers["N_best"][0]
-    verdicts = views.verdicts_table(history, committed).set_index("Verdict")
+    verdicts = appendix.verdicts_table(history, committed).set_index("Verdict")
     assert verdicts.loc["all", "Their note-steps"] == b.audited
     assert verdicts.loc["all", "Drawn note-steps"] == b.draws == audit.DESIGN.draws
     assert b.census and verdicts.loc["all", "Note-steps in all"] == b.precise_only
@@ -233,10 +234,10 @@ def test_the_chapter_numbers_are_the_bound_of_the_committed_audit(history):
         == numbers["N_census_behaviour"][0] == b.exact_bound - b.symbol
     assert numbers["N_census_best"][0] == b.exact_best == b.precise - numbers["N_census_spelling"][0]
     assert numbers["N_census_behaviour"][0] + numbers["N_census_spelling"][0] + numbers["N_census_unsure"][0] == b.precise_only
-    top = views.audit_table(history, committed, rows=5)
+    top = appendix.audit_table(history, committed, rows=5)
     assert list(top["Note-steps"]) == sorted(top["Note-steps"], reverse=True) and len(top) == 5
     with pytest.raises(NotesError, match="no longer precise-only"):
-        views.audit_numbers(history, committed.assign(dependency="nothing"))
+        appendix.audit_numbers(history, committed.assign(dependency="nothing"))
 
 
 def test_the_committed_audit_still_describes_the_replay(current_groups):
@@ -258,9 +259,9 @@ def test_the_command_prints_the_listing(capsys):
 
 
 def test_the_audit_of_one_project_is_its_share_of_the_sample():
-    flask = views.replay_projects(["flask"], data_path("code_history"))
+    flask = replay.replay_projects(["flask"], data_path("code_history"))
     committed = audit.read_audit(AUDIT_FILE)
-    numbers = views.audit_numbers(flask, committed)
+    numbers = appendix.audit_numbers(flask, committed)
     mine = committed[committed["project"] == "flask"]
     assert numbers["N_audit_top_steps"][0] == mine.loc[mine["stratum"] == "top", "note_steps"].sum()
     assert numbers["N_audit_draws"][0] == mine["draws"].sum()
