@@ -49,6 +49,7 @@ __all__ = [
     "read_recording",
     "recorded_tasks",
     "recording_header",
+    "start_recording",
 ]
 
 #: The one key of a recording's optional first line, the header.
@@ -282,6 +283,25 @@ def recorded_tasks(path: str | os.PathLike[str], experiment: str | None = None) 
     }
 
 
+def start_recording(path: str | os.PathLike[str], experiment: str, resume: str) -> None:
+    """Begin a new recording with its header line (the experiment and the command that resumes it); an existing one is left alone.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The recording.
+    experiment : str
+        The experiment its calls belong to.
+    resume : str
+        The command that resumes it, named when a damaged line is reported.
+    """
+    p = Path(path)
+    if p.is_file() and p.stat().st_size > 0:
+        return
+    header = {HEADER_KEY: {"format": 2, "experiment": experiment, "resume": resume}}
+    append_lines(p, [json.dumps(header, ensure_ascii=False)])
+
+
 class Recorder:
     """A model whose every call becomes a :class:`CallRecord`, written to a JSON Lines file.
 
@@ -318,9 +338,8 @@ class Recorder:
         if self.path is not None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             repair_tail(self.path)
-            if resume and (not self.path.is_file() or self.path.stat().st_size == 0):
-                header = {HEADER_KEY: {"format": 2, "experiment": experiment, "resume": resume}}
-                append_lines(self.path, [json.dumps(header, ensure_ascii=False)])
+            if resume:
+                start_recording(self.path, experiment, resume)
 
     @property
     def identity(self) -> ModelIdentity:

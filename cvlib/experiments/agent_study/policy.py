@@ -37,13 +37,10 @@ from cvlib.core.rules import ExecutionRules
 from cvlib.core.world import BeliefView
 from cvlib.experiments.agent_study.parsing import Decision, parse_decision
 from cvlib.experiments.agent_study.prompts import (
-    ARMS,
+    LEGACY,
     Knowledge,
     PlanLine,
     blocked,
-    opening,
-    step_question,
-    system_prompt,
 )
 from cvlib.models.interface import LanguageModel
 from cvlib.models.recording import Recorder
@@ -100,6 +97,11 @@ class ModelPolicy:
         How the model answers (default :data:`AGENT_SETTINGS`).
     task : object, optional
         The task, JSON-ready, written into each recorded decision.
+    prompts : object
+        The prompt set: its ``arms``, the ``enforced`` arms (where the gate refuses an ``EXECUTE`` at a
+        blocked step), ``system``, ``first_question``, ``question`` and ``describe``; the first recording's
+        (:data:`~cvlib.experiments.agent_study.prompts.LEGACY`) by default, the pre-registered study's
+        (:class:`~cvlib.experiments.agent_study.study_prompts.StudyPrompts`) for the study.
     """
 
     def __init__(
@@ -109,13 +111,18 @@ class ModelPolicy:
         settings: GenerationSettings = AGENT_SETTINGS,
         *,
         task: Any = None,
+        prompts: Any = LEGACY,
     ) -> None:
-        if arm not in ARMS:
-            raise ParameterError(f"unknown agent-loop arm {arm!r}; expected one of {', '.join(ARMS)}")
+        if arm not in prompts.arms:
+            raise ParameterError(f"unknown agent-loop arm {arm!r}; expected one of {', '.join(prompts.arms)}")
         self.model = model
         self.arm = arm
         self.settings = settings
         self.task = task
+        self.prompts = prompts
+        #: The first decision point whose facts were not all ACTIVE, as ``(earlier turns, knowledge)``: where the
+        #: competence probe is put.
+        self.probe_point: tuple[tuple[Message, ...], Knowledge] | None = None
         self._run: RunState | None = None
         self._history: list[Message] = []
         self._known: dict[str, ValidityState] = {}
@@ -169,7 +176,8 @@ class ModelPolicy:
         self._notes = [(0, f"observed {', '.join(facts)}.")]
         self._last = None
         self.decisions = []
-        system = system_prompt(self.arm, run.rules.verification.cost, run.flat_cost)
+        self.probe_point = None
+        system = self.prompts.system(self.arm, run.rules.verification.cost, run.flat_cost)
         self._history = [("system", system)]
 
     def _observe(self, view: BeliefView, position: int) -> None:
@@ -226,10 +234,9 @@ class ModelPolicy:
         -------
         tuple of (str, str)
         """
-        question = step_question(knowledge, self.arm)
         if len(self._history) == 1:
-            question = opening(knowledge) + "\n" + question
-        return (*self._history, ("user", question))
+            return (*self._history, ("user", self.prompts.first_question(knowledge, self.arm)))
+        return (*self._history, ("user", self.prompts.question(knowledge, self.arm)))
 
     # -- the policy ----------------------------------------------------------------------
     def check(self, view: BeliefView, run: RunState, position: int, closure: frozenset[str]) -> Replan | None:
@@ -254,11 +261,13 @@ class ModelPolicy:
             self._start(view, run)
         self._observe(view, position)
         knowledge = self.knowledge(view, run, position)
+        if self.probe_point is None and any(s is not _ACTIVE for s in knowledge.states.values()):
+            self.probe_point = (tuple(self._history), knowledge)
         messages = self.messages(knowledge)
         response = self.model.complete(messages, self.settings)
         decision = parse_decision(response)
         action = decision.action
-        gated = self.arm == "gated" and action == "EXECUTE" and blocked(knowledge)
+        gated = self.arm in self.prompts.enforced and action == "EXECUTE" and blocked(knowledge)
         if gated:
             action = "VERIFY"
         self._history = [*messages, ("assistant", response)]
@@ -271,7 +280,7 @@ class ModelPolicy:
                 arm=self.arm,
                 task=self.task,
                 step=position,
-                decision={**decision.to_dict(), "applied": action, "gated": gated},
+                decision={**decision.to_dict(), "applied": action, "gated": gated, **self._described()},
                 outcome={
                     "effect": effect,
                     "blocked": blocked(knowledge),
@@ -280,6 +289,10 @@ class ModelPolicy:
                 },
             )
         return verdict
+
+    def _described(self) -> dict[str, Any]:
+        described: dict[str, Any] = self.prompts.describe()
+        return {} if described.get("prompts") == "legacy" else described
 
     def _carry_out(self, action: str, view: BeliefView, closure: frozenset[str]) -> tuple[Replan | None, str]:
         if action == "EXECUTE":

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from cvlib.core.errors import ParameterError
 from cvlib.core.facts import ValidityState
 
-__all__ = ["ARMS", "Knowledge", "PlanLine", "blocked", "opening", "step_question", "system_prompt"]
+__all__ = ["ARMS", "LEGACY", "Knowledge", "LegacyPrompts", "PlanLine", "blocked", "opening", "step_question", "system_prompt"]
 
 #: The agent loop's arms, in the order of every comparison.
 ARMS = ("transcript", "labelled", "gated")
@@ -189,3 +189,35 @@ def step_question(knowledge: Knowledge, arm: str) -> str:
     if arm == "gated" and blocked(knowledge):
         question += " Not all its facts are ACTIVE: EXECUTE is not allowed; reply VERIFY <fact> or REPLAN."
     return "\n".join([*notes, question, "Your reply:"])
+
+
+@dataclass(frozen=True, slots=True)
+class LegacyPrompts:
+    """The first recording's prompts (issue 21): three arms, a system turn per arm, the gate's refusal in the question.
+
+    Kept so the chapter built on that recording can still record a small file of its own with any
+    model; the pre-registered study uses :class:`~cvlib.experiments.agent_study.study_prompts.StudyPrompts`.
+    """
+
+    arms: tuple[str, ...] = ARMS
+    enforced: frozenset[str] = frozenset({"gated"})
+
+    def system(self, arm: str, verify_cost: int, replan_cost: int) -> str:
+        """The arm's system turn (:func:`system_prompt`)."""
+        return system_prompt(arm, verify_cost, replan_cost)
+
+    def first_question(self, knowledge: Knowledge, arm: str) -> str:
+        """The first user turn: the plan, then the first step's question."""
+        return opening(knowledge) + "\n" + step_question(knowledge, arm)
+
+    def question(self, knowledge: Knowledge, arm: str) -> str:
+        """A later user turn (:func:`step_question`)."""
+        return step_question(knowledge, arm)
+
+    def describe(self) -> dict[str, object]:
+        """What a recorded decision says of its prompts."""
+        return {"prompts": "legacy"}
+
+
+#: The first recording's prompts.
+LEGACY = LegacyPrompts()
