@@ -7,21 +7,37 @@ as cv`` gives the whole public API.
 The package is layered (each layer imports only the ones below it; the
 contracts in ``.importlinter`` are checked by the tests):
 
-* :mod:`cvlib.core`: facts, plans, rules, events, the world, the executors, the law;
+* :mod:`cvlib.core`: facts, plans, rules, events, the world, the executors
+  (the loop, the policies, their registry and the bit-mask path), the law;
 * :mod:`cvlib.scenarios`: generators, random plans, named scenarios, spec files;
-* :mod:`cvlib.experiments`: the article's sweeps, X1-X5, sweeps at scale;
-* :mod:`cvlib.presentation`: figures, tables, published numbers, the CLI;
+* :mod:`cvlib.experiments`: the article's sweeps, X1-X5, sweeps at scale, the
+  studies that put a language model in the loop;
+* :mod:`cvlib.presentation`: figures, tables, published numbers, each chapter's
+  glue, the CLI;
 
-with :mod:`cvlib.notes` and :mod:`cvlib.fidelity` as independent side packages.
+with three side packages beside the experiments, which rest on the core only
+and are independent of each other:
+
+* :mod:`cvlib.notes`: code-anchored notes that reach an agent only while provably fresh;
+* :mod:`cvlib.fidelity`: progressive fidelity, several checked representations
+  per content object and the schedules that choose among them;
+* :mod:`cvlib.models`: the model runtime, any language model behind one seam,
+  every call recorded, replayed and verified;
+
+and :mod:`cvlib.repository`, which finds the repository's data folders for the
+book (the model and the side packages never use it).
 
 ``__all__`` lists what a user needs: running a scenario or a spec file, the
-article's sweeps and sweeps at scale, the law, the values a run is made of, and
-the errors worth catching; the subpackages are reachable as ``cvlib.core``,
+article's sweeps and sweeps at scale, the law, the values a run is made of,
+writing an executor of one's own (:class:`~cvlib.core.loop.Policy`,
+:func:`~cvlib.core.registry.register_policy`,
+:func:`~cvlib.core.registry.unregister_policy`), and the errors worth
+catching; the subpackages are reachable as ``cvlib.core``,
 ``cvlib.scenarios``, ``cvlib.experiments``, ``cvlib.presentation``,
-``cvlib.notes`` and ``cvlib.fidelity``, and the modules the notebooks use by
-their short names (``cv.tables``, ``cv.figures``, ...). Every name is loaded
-on first use (PEP 562), so ``import cvlib`` costs almost nothing and running a
-scenario never loads numpy, pandas or matplotlib.
+``cvlib.notes``, ``cvlib.fidelity`` and ``cvlib.models``, and the modules the
+notebooks use by their short names (``cv.tables``, ``cv.figures``, ...).
+Every name is loaded on first use (PEP 562), so ``import cvlib`` costs almost
+nothing and running a scenario never loads numpy, pandas or matplotlib.
 """
 
 from __future__ import annotations
@@ -68,6 +84,7 @@ _EXPORTS: dict[str, str] = {
     "ValidityAware": "cvlib.core.executors",
     "Baseline": "cvlib.core.executors",
     "register_policy": "cvlib.core.executors",
+    "unregister_policy": "cvlib.core.executors",
     "resolve_policies": "cvlib.core.executors",
     "policy_column": "cvlib.core.executors",
     "ExecutorResult": "cvlib.core.executors",
@@ -221,6 +238,10 @@ __all__ = [
     "ExecutorResult",
     "BASELINE",
     "VALIDITY_AWARE",
+    # writing an executor of one's own
+    "Policy",
+    "register_policy",
+    "unregister_policy",
     # the errors worth catching
     "CvlibError",
     "ParameterError",
@@ -281,6 +302,7 @@ if TYPE_CHECKING:  # what type checkers and IDEs see; nothing here runs
         run_baseline,
         run_executor,
         run_validity_aware,
+        unregister_policy,
     )
     from cvlib.core.facts import Fact, HistoryEntry, ValidityState
     from cvlib.core.graph import PlanGraph, Step, StepKind
