@@ -39,20 +39,13 @@ from __future__ import annotations
 import re
 from abc import abstractmethod
 from array import array
-from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from enum import Enum
-from itertools import accumulate, chain, compress, islice
-from operator import is_not
 
+from cvlib.core import _plan_walks as _walks
 from cvlib.core._typing import NamedTuple, overload
-from cvlib.core.errors import (
-    CycleError,
-    ParameterError,
-    UnknownFactError,
-    UnknownStepError,
-)
+from cvlib.core.errors import ParameterError, UnknownFactError, UnknownStepError
 from cvlib.core.values import value_class
 
 
@@ -268,31 +261,6 @@ def numeric_id_key(step_id: str) -> tuple[tuple[str | int, ...], str]:
     return tuple(int(p) if i % 2 else p for i, p in enumerate(pieces)), step_id
 
 
-def _kahn_order_by(
-    ids: Sequence[str], ptr: Sequence[int], idx: Sequence[int], key: Callable[[str], object]
-) -> list[int]:
-    """Kahn's algorithm with the ready step of the smallest ``key(id)`` first (the plan is known to be acyclic)."""
-    n = len(ids)
-    in_degree = [ptr[i + 1] - ptr[i] for i in range(n)]
-    successors: list[list[int]] = [[] for _ in range(n)]
-    for i in range(n):
-        for p in idx[ptr[i] : ptr[i + 1]]:
-            successors[p].append(i)
-    ready = [(key(ids[i]), i) for i in range(n) if in_degree[i] == 0]
-    from heapq import heapify, heappop, heappush  # only plans built without their order
-
-    heapify(ready)
-    order: list[int] = []
-    while ready:
-        _, current = heappop(ready)
-        order.append(current)
-        for succ in successors[current]:
-            in_degree[succ] -= 1
-            if in_degree[succ] == 0:
-                heappush(ready, (key(ids[succ]), succ))
-    return order
-
-
 class CSR(NamedTuple):
     """Predecessors in compressed-sparse-row form: step ``i`` follows ``indices[pointers[i]:pointers[i + 1]]``.
 
@@ -341,14 +309,14 @@ class RunColumns(NamedTuple):
         -------
         int
         """
-        starts, objects = self.run_starts, self.run_closures
-        r = bisect_right(starts, start) - 1
-        count = 0
-        while r < len(objects) and starts[r] < stop:
-            if not facts.isdisjoint(objects[r]):
-                count += min(starts[r + 1], stop) - max(starts[r], start)
-            r += 1
-        return count
+        return _walks.count_touching(self.run_starts, self.run_closures, facts, start, stop)
+
+
+def _is_csr(predecessors: object) -> bool:
+    """Whether predecessors come as a :class:`CSR` pair (an ``(array("q"), array("q"))`` tuple counts as one)."""
+    return isinstance(predecessors, CSR) or (
+        isinstance(predecessors, tuple) and len(predecessors) == 2 and isinstance(predecessors[0], array)
+    )
 
 
 class PlanGraph:
@@ -382,23 +350,7 @@ class PlanGraph:
 
     def __init__(self, steps: Sequence[Step]) -> None:
         steps = list(steps)
-        index: dict[str, int] = {}
-        for i, step in enumerate(steps):
-            if not isinstance(step, Step):
-                raise ParameterError(f"a plan is built from Step values, got {type(step).__name__}: {step!r}")
-            if step.id in index:
-                raise ParameterError(f"duplicate step id {step.id!r} in the plan")
-            index[step.id] = i
-        if not steps:
-            raise ParameterError("a plan needs at least one step, got none")
-        predecessors: list[tuple[int, ...]] = []
-        for step in steps:
-            try:
-                predecessors.append(tuple(index[p] for p in step.predecessors))
-            except KeyError as missing:
-                raise UnknownStepError(
-                    f"step {step.id!r} comes after {missing.args[0]!r}, which is not a step of the plan"
-                ) from None
+        index, predecessors = _walks.index_steps(steps, Step)
         self._setup(
             [s.id for s in steps], kind_codes([s.kind for s in steps]), [s.requires for s in steps], predecessors,
             index=index,
@@ -462,23 +414,7 @@ class PlanGraph:
         n = len(ids)
         if n == 0:
             raise ParameterError("a plan needs at least one step, got none")
-        counts = {"kinds": len(kinds), "requires": len(requires)}
-        if order is not None:
-            counts["order"] = len(order)
-        if closures is not None:
-            counts["closures"] = len(closures)
-        if isinstance(predecessors, CSR) or (
-            isinstance(predecessors, tuple) and len(predecessors) == 2 and isinstance(predecessors[0], array)
-        ):
-            if len(predecessors[0]) != n + 1:
-                raise ParameterError(
-                    f"a plan of {n} steps needs {n + 1} predecessor pointers, got {len(predecessors[0])}"
-                )
-        else:
-            counts["predecessors"] = len(predecessors)
-        for column, count in counts.items():
-            if count != n:
-                raise ParameterError(f"a plan of {n} steps needs one {column} entry per step, got {count}")
+        _walks.check_lengths(n, kinds, requires, predecessors, order, closures, csr=_is_csr(predecessors))
         graph = object.__new__(cls)
         codes = kinds if isinstance(kinds, bytes) else kind_codes(kinds)
         graph._setup(ids, codes, requires, predecessors, order=order, closures=closures)
@@ -501,20 +437,7 @@ class PlanGraph:
         self._ids = ids
         self._kinds = kinds
         self._requires = requires
-        self._pred_ptr: Sequence[int]
-        self._pred_idx: Sequence[int] | None
-        self._pred_draw: Callable[[], Sequence[int]] | None = None
-        if isinstance(predecessors, CSR) or (
-            isinstance(predecessors, tuple) and len(predecessors) == 2 and isinstance(predecessors[0], array)
-        ):
-            self._pred_ptr, indices = predecessors
-            if callable(indices):
-                self._pred_idx, self._pred_draw = None, indices
-            else:
-                self._pred_idx = indices
-        else:
-            self._pred_ptr = array("q", accumulate(map(len, predecessors), initial=0))
-            self._pred_idx = array("q", chain.from_iterable(predecessors))
+        self._pred_ptr, self._pred_idx, self._pred_draw = _walks.predecessor_columns(predecessors, _is_csr(predecessors))
         self._index_cache = index
         self._facts_cache: frozenset[str] | None = None
         self._closure_size_cache: dict[str, int] = {}
@@ -538,11 +461,7 @@ class PlanGraph:
     def _pos(self) -> Sequence[int]:
         """Each step's position in the execution order, by step index (the inverse of the order)."""
         if self._positions is None:
-            order = self._order
-            positions = array("q", bytes(8 * len(order)))
-            for position, i in enumerate(order):
-                positions[i] = position
-            self._positions = positions
+            self._positions = _walks.inverse(self._order)
         return self._positions
 
     def _indices(self) -> Sequence[int]:
@@ -583,33 +502,9 @@ class PlanGraph:
         RunColumns
         """
         if self._run_columns_cache is None:
-            closures, order = self._closures, self._order
-            n = len(closures)
-            ordered: Sequence[frozenset[str]]
-            if isinstance(order, range) and order == range(n):
-                ordered = closures
-            else:
-                ordered = list(map(closures.__getitem__, order))
-            # The actions: the kind column is one byte a step, so bytes.find walks it in C.
-            kinds = self._kinds
-            found = kinds.find(_ACTION_CODE)
-            action_steps = []
-            while found >= 0:
-                action_steps.append(found)
-                found = kinds.find(_ACTION_CODE, found + 1)
-            if self._positions is order:
-                actions = action_steps
-            elif len(action_steps) <= 4 and self._positions is None:
-                actions = sorted([order.index(i) for i in action_steps])  # searched in C; no inverse needed
-            else:
-                positions = self._pos()
-                actions = sorted([positions[i] for i in action_steps])
-            run_starts = self._run_starts
-            if run_starts is None:
-                # A run starts wherever a closure is not the very object before it (compared in C).
-                run_starts = [0, *compress(range(1, n), map(is_not, islice(ordered, 1, None), ordered)), n]
-            run_closures = [ordered[start] for start in islice(run_starts, len(run_starts) - 1)]
-            self._run_columns_cache = RunColumns(ordered, actions, run_starts, run_closures)
+            self._run_columns_cache = RunColumns(*_walks.execution_runs(
+                self._closures, self._order, self._kinds, _ACTION_CODE, self._positions, self._pos, self._run_starts
+            ))
         return self._run_columns_cache
 
     # -- the steps -----------------------------------------------------------
@@ -743,7 +638,7 @@ class PlanGraph:
         if tie_break != "numeric":
             raise ParameterError(f"tie_break must be one of {', '.join(TIE_BREAKS)}, got {tie_break!r}")
         ptr, idx = self._pred_ptr, self._indices()
-        order = _kahn_order_by(self._ids, ptr, idx, numeric_id_key)
+        order = _walks.kahn_order_by(self._ids, ptr, idx, numeric_id_key)
         # Closures are indexed by step and do not depend on the order; runs and links do, so they are rebuilt.
         return PlanGraph.from_columns(
             self._ids, self._kinds, self._requires, CSR(ptr, idx), order=order, closures=self._closures,
@@ -794,17 +689,7 @@ class PlanGraph:
         set of int
             The newly found positions (``position`` included unless known).
         """
-        ptr, idx, order, positions = self._pred_ptr, self._indices(), self._order, self._pos()
-        found: set[int] = set()
-        stack = [position]
-        while stack:
-            here = stack.pop()
-            if here in found or here in known:
-                continue
-            found.add(here)
-            i = order[here]
-            stack.extend(positions[p] for p in idx[ptr[i] : ptr[i + 1]])
-        return found
+        return _walks.ancestors(position, known, self._pred_ptr, self._indices(), self._order, self._pos())
 
     def closure(self, step_id: str) -> frozenset[str]:
         """Facts the step rests on: its own requirements and all its predecessors' closures.
@@ -885,72 +770,16 @@ class PlanGraph:
         rise by one a step.
         """
         if self._links is None:
-            order, positions, ptr, idx = self._order, self._pos(), self._pred_ptr, self._indices()
-            starts = [0]
-            for k in range(1, len(order)):
-                i = order[k]
-                lo = ptr[i]
-                if ptr[i + 1] - lo != 1 or positions[idx[lo]] != k - 1:
-                    starts.append(k)
-            self._links = starts
+            self._links = _walks.link_starts(self._order, self._pos(), self._pred_ptr, self._indices())
         return self._links
 
     def _deepest(self, fact_id: str | None) -> int:
-        """The longest chain of steps holding ``fact_id`` (None: of all steps), by runs and links.
-
-        Only the runs whose closure holds the fact are visited, and in them
-        one entry per link: a link's depth at its first holding position
-        comes from its first step's predecessors (or is 1 when that position
-        is not the link's first), and grows by one a step after it.
-        """
-        starts = self._link_starts()
+        """The longest chain of steps holding ``fact_id`` (None: of all steps), by runs and links."""
         columns = self.run_columns()
-        run_starts, run_closures = columns.run_starts, columns.run_closures
-        order, positions, ptr, idx = self._order, self._pos(), self._pred_ptr, self._indices()
-        n, links = len(order), len(starts)
-        if fact_id is None:
-            holding = range(len(run_closures))
-        else:
-            holding = [r for r, closure in enumerate(run_closures) if fact_id in closure]  # type: ignore[assignment]
-        # Per link met: its first position holding the fact, and the depth there.
-        first: dict[int, int] = {}
-        depth_at: dict[int, int] = {}
-        deepest = 0
-        for r in holding:
-            lo, hi = run_starts[r], run_starts[r + 1]
-            g = bisect_right(starts, lo) - 1
-            while g < links and starts[g] < hi:
-                if g in first:  # met in an earlier run already
-                    g += 1
-                    continue
-                start = starts[g]
-                stop = starts[g + 1] if g + 1 < links else n
-                hit = max(start, lo)
-                d = 1
-                if hit == start:
-                    i = order[start]
-                    preds = idx[ptr[i] : ptr[i + 1]]
-                    if len(preds) <= 2 * len(first) + 16:
-                        for p in preds:
-                            q = positions[p]
-                            h = bisect_right(starts, q) - 1
-                            a = first.get(h, n)
-                            if q >= a:
-                                d = max(d, depth_at[h] + q - a + 1)
-                    else:
-                        # Many predecessors (a merge of many branches), few links holding the fact so
-                        # far: for each such link, its deepest holding predecessor is its last one.
-                        found = sorted(map(positions.__getitem__, preds))
-                        for h, a in first.items():
-                            end = starts[h + 1] if h + 1 < links else n
-                            k = bisect_left(found, end) - 1
-                            if k >= 0 and found[k] >= a:
-                                d = max(d, depth_at[h] + found[k] - a + 1)
-                first[g] = hit
-                depth_at[g] = d
-                deepest = max(deepest, d + stop - 1 - hit)
-                g += 1
-        return deepest
+        return _walks.deepest(
+            fact_id, self._link_starts(), columns.run_starts, columns.run_closures, self._order, self._pos(),
+            self._pred_ptr, self._indices(),
+        )
 
     def action_count(self) -> int:
         """Number of action steps in the plan.
@@ -963,52 +792,7 @@ class PlanGraph:
 
     # -- construction algorithms ---------------------------------------------
     def _kahn_order(self) -> list[int]:
-        ids = self._ids
-        n = len(ids)
-        ptr, idx = self._pred_ptr, self._indices()
-        in_degree = [ptr[i + 1] - ptr[i] for i in range(n)]
-        successors: list[list[int]] = [[] for _ in range(n)]
-        for i in range(n):
-            for p in idx[ptr[i] : ptr[i + 1]]:
-                successors[p].append(i)
-        ready = [(ids[i], i) for i in range(n) if in_degree[i] == 0]
-        from heapq import heapify, heappop, heappush  # only plans built without their order
-
-        heapify(ready)
-        order: list[int] = []
-        push, pop = heappush, heappop
-        while ready:
-            _, current = pop(ready)
-            order.append(current)
-            for succ in successors[current]:
-                in_degree[succ] -= 1
-                if in_degree[succ] == 0:
-                    push(ready, (ids[succ], succ))
-        if len(order) != n:
-            stuck = sorted(ids[i] for i in range(n) if in_degree[i] > 0)
-            shown = ", ".join(stuck[:10]) + (" …" if len(stuck) > 10 else "")
-            raise CycleError(f"the plan has a cycle: no order exists for steps {shown}")
-        return order
+        return _walks.kahn_order(self._ids, self._pred_ptr, self._indices())
 
     def _interned_closures(self) -> list[frozenset[str]]:
-        requires = self._requires
-        ptr, idx = self._pred_ptr, self._indices()
-        closures: list[frozenset[str]] = [_EMPTY] * len(requires)
-        for i in self._order:
-            own = requires[i]
-            lo, hi = ptr[i], ptr[i + 1]
-            if lo == hi:
-                closures[i] = own if own else _EMPTY
-                continue
-            first = closures[idx[lo]]
-            if hi - lo == 1 and own <= first:
-                closures[i] = first
-                continue
-            preds = idx[lo:hi]
-            merged = set(own)
-            for p in preds:
-                merged |= closures[p]
-            # Reuse a predecessor's object when the union added nothing new.
-            same = next((closures[p] for p in preds if len(closures[p]) == len(merged)), None)
-            closures[i] = same if same is not None else frozenset(merged)
-        return closures
+        return _walks.interned_closures(self._requires, self._pred_ptr, self._indices(), self._order)

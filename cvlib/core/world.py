@@ -31,11 +31,13 @@ from collections.abc import Iterable, Mapping
 from collections.abc import Set as AbstractSet
 from enum import Enum
 
+from cvlib.core._schedule import AMBIGUOUS as _AMBIGUOUS
+from cvlib.core._schedule import REPLACE as _REPLACE
+from cvlib.core._schedule import schedule as _schedule
 from cvlib.core._typing import Protocol
 from cvlib.core.errors import ParameterError, UnknownFactError
 from cvlib.core.events import (
     Event,
-    EventKind,
     Evidence,
     ObservationLog,
     ResourceEvent,
@@ -59,8 +61,6 @@ _EMPTY: frozenset[str] = frozenset()
 _NEVER = sys.maxsize
 _NOT_ACTIVE = frozenset(ValidityState) - {ValidityState.ACTIVE}
 
-# Kinds of entries in the world's one tick-sorted stream of scheduled changes.
-_REPLACE, _AMBIGUOUS, _SILENT, _RESOURCE = 0, 1, 2, 3
 
 
 @value_class(frozen=False, slots=False)
@@ -372,44 +372,6 @@ class World:
         BeliefView
         """
         return BeliefView(self, recorder)
-
-
-def _schedule(
-    facts: Mapping[str, Fact],
-    events: tuple[Event, ...],
-    silent_changes: tuple[SilentChange, ...],
-    resource_events: tuple[ResourceEvent, ...],
-) -> list[tuple[int, int, int, Event | SilentChange | ResourceEvent]]:
-    """Every scheduled change in one list, by tick; at one tick, events, then silent changes, then outages, each in given order."""
-    stream: list[tuple[int, int, int, Event | SilentChange | ResourceEvent]] = []
-    if not (events or silent_changes or resource_events):
-        return stream
-    for event in events:
-        if not isinstance(event, Event):
-            raise ParameterError(f"a world's events are Event values, got {type(event).__name__}: {event!r}")
-        if event.fact_id not in facts:
-            raise UnknownFactError(
-                f"event at tick {event.tick} names fact {event.fact_id!r}, which the world does not hold; "
-                f"known facts: {', '.join(sorted(facts)) or '(none)'}"
-            )
-        stream.append((event.tick, len(stream), _REPLACE if event.kind is EventKind.REPLACE else _AMBIGUOUS, event))
-    for change in silent_changes:
-        if not isinstance(change, SilentChange):
-            raise ParameterError(f"silent_changes holds SilentChange values, got {type(change).__name__}")
-        if change.fact_id not in facts:
-            raise UnknownFactError(f"silent change at tick {change.tick} names unknown fact {change.fact_id!r}")
-        stream.append((change.tick, len(stream), _SILENT, change))
-    for outage in resource_events:
-        if not isinstance(outage, ResourceEvent):
-            raise ParameterError(f"resource_events holds ResourceEvent values, got {type(outage).__name__}")
-        stream.append((outage.tick, len(stream), _RESOURCE, outage))
-    if len(stream) > 1:
-        stream.sort(key=_tick_then_rank)
-    return stream
-
-
-def _tick_then_rank(item: tuple[int, int, int, object]) -> tuple[int, int]:
-    return item[0], item[1]
 
 
 class BeliefView:
