@@ -1,0 +1,356 @@
+"""The pre-registered analysis of the agent-loop study: runs, references, paired effects, probes, position bias.
+
+Everything here reads recordings (``agent_study.<model>.jsonl.gz``) and
+computes; nothing is typed. The task is the unit (``preregistration.md``,
+section 7): a contrast between two arms is the mean over tasks of the
+per-task difference, each task's difference averaged over its repeats, with
+a 95 % interval from :func:`scipy.stats.bootstrap` resampling tasks (the
+cluster bootstrap by task over repeats). Completion gets McNemar's exact
+test on the greedy repeat (:func:`statsmodels.stats.contingency_tables.mcnemar`).
+The references (always execute, the validity-aware executor, a seeded random
+policy answering at the model's own rates) run on the same tasks here.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import random
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from cvlib.core.errors import ParameterError
+from cvlib.core.executors import BASELINE, VALIDITY_AWARE, get_policy
+from cvlib.experiments.agent_study.design import EXPERIMENT, STUDY_SETTINGS
+from cvlib.experiments.agent_study.policy import ModelPolicy
+from cvlib.experiments.agent_study.study_prompts import OPTIONS, STUDY_ARMS, StudyPrompts
+from cvlib.experiments.agent_study.tasks import AgentTask, run_task
+from cvlib.models.recording import CallRecord, canonical, read_recording
+from cvlib.models.settings import GenerationSettings, Message, ModelIdentity
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+__all__ = [
+    "CONTRASTS",
+    "METRICS",
+    "RandomAnswers",
+    "answer_rates",
+    "completion_mcnemar",
+    "paired_effects",
+    "position_bias",
+    "probe_accuracy",
+    "reference_runs",
+    "study_runs",
+]
+
+#: The pre-registered contrasts (first minus second), Q1 to Q3.
+CONTRASTS: tuple[tuple[str, str], ...] = (("labelled", "transcript"), ("told", "labelled"), ("enforced", "told"))
+#: The per-run quantities the analysis compares, by column.
+METRICS: tuple[str, ...] = ("pre_failure_work", "completed", "verifications", "steps_used", "scur", "execute_blocked")
+
+
+def _task_key(task: Mapping[str, Any]) -> str:
+    return canonical({k: task[k] for k in ("family", "scenario", "params")})
+
+
+def study_runs(recording: str | os.PathLike[str] | Iterable[CallRecord]) -> pd.DataFrame:
+    """One row per recorded run (model, task, repeat, arm): the run's result and how the model answered.
+
+    Parameters
+    ----------
+    recording : str, os.PathLike or iterable of CallRecord
+        A study recording, or its records.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``model``, ``task`` (canonical), ``stale_fact``, ``repeat``, ``arm``, the run's counters, ``decisions``,
+        ``answered_execute`` / ``_verify`` / ``_replan``, ``blocked`` (decisions at steps resting on a fact
+        believed not ACTIVE), ``execute_blocked`` (of those, answered EXECUTE), ``overruled``.
+    """
+    import pandas as pd
+
+    records = read_recording(recording) if isinstance(recording, str | os.PathLike) else list(recording)
+    rows: dict[tuple[str, str, int, str], dict[str, Any]] = {}
+    for r in records:
+        if r.experiment != EXPERIMENT or r.decision.get("probe"):
+            continue
+        key = (r.model, _task_key(r.task), int(r.task["repeat"]), str(r.arm))
+        row = rows.get(key)
+        if row is None:
+            run = r.outcome["run"]
+            row = rows[key] = {
+                "model": r.model, "task": key[1], "family": r.task["family"], "stale_fact": bool(r.task["stale_fact"]),
+                "repeat": key[2], "arm": key[3], "completed": bool(run["completed"]), "steps_used": run["steps_used"],
+                "budget": run["budget"], "replans": run["replans"], "verifications": run["verifications"],
+                "pre_failure_work": run["pre_failure_work"], "scur": float(run["scur"]), "decisions": 0,
+                "answered_execute": 0, "answered_verify": 0, "answered_replan": 0, "blocked": 0,
+                "execute_blocked": 0, "overruled": 0,
+            }
+        action = r.decision["action"]
+        row["decisions"] += 1
+        row[f"answered_{action.lower()}"] += 1
+        blocked = bool(r.outcome["blocked"])
+        row["blocked"] += blocked
+        row["execute_blocked"] += blocked and action == "EXECUTE"
+        row["overruled"] += bool(r.decision.get("gated"))
+    return pd.DataFrame(list(rows.values()))
+
+
+def answer_rates(runs: pd.DataFrame) -> dict[tuple[str, str], dict[str, float]]:
+    """Each model's marginal answer rates per arm (EXECUTE, VERIFY, REPLAN), for the random reference.
+
+    Parameters
+    ----------
+    runs : pandas.DataFrame
+        :func:`study_runs`.
+
+    Returns
+    -------
+    dict
+        ``(model, arm) -> {action: share}``.
+    """
+    out = {}
+    for (model, arm), part in runs.groupby(["model", "arm"], sort=True):
+        counts = {a: float(part[f"answered_{a.lower()}"].sum()) for a in OPTIONS}
+        total = sum(counts.values())
+        out[(str(model), str(arm))] = {a: c / total for a, c in counts.items()} if total else dict.fromkeys(OPTIONS, 1 / 3)
+    return out
+
+
+class RandomAnswers:
+    """A stand-in model that answers at given rates, seeded: the random reference, run through the same policy.
+
+    Parameters
+    ----------
+    rates : Mapping of str to float
+        The share of EXECUTE, VERIFY and REPLAN.
+    seed : int
+        The draw's seed.
+    """
+
+    identity = ModelIdentity("random", "", "reference", "1", content_addressed=False)
+
+    def __init__(self, rates: Mapping[str, float], seed: int) -> None:
+        self._actions = list(OPTIONS)
+        self._weights = [float(rates.get(a, 0.0)) for a in OPTIONS]
+        if sum(self._weights) <= 0:
+            raise ParameterError(f"answer rates {dict(rates)!r} sum to nothing; expected shares of {', '.join(OPTIONS)}")
+        self._rng = random.Random(seed)
+
+    def prepare(self, settings: GenerationSettings) -> None:
+        """Nothing to load."""
+
+    def reset(self) -> None:
+        """Nothing to forget."""
+
+    def close(self) -> None:
+        """Nothing to free."""
+
+    def complete(self, messages: Sequence[Message], settings: GenerationSettings) -> str:
+        """A seeded draw (``VERIFY`` names the first fact of the plan: the check covers the step's facts anyway)."""
+        action = self._rng.choices(self._actions, self._weights)[0]
+        return "VERIFY F1" if action == "VERIFY" else action
+
+
+def reference_runs(tasks: Iterable[str], rates: Mapping[tuple[str, str], Mapping[str, float]] | None = None) -> pd.DataFrame:
+    """The references on the study's tasks: always execute, the validity-aware executor and, per model and arm, random answers.
+
+    Parameters
+    ----------
+    tasks : iterable of str
+        Canonical tasks (the ``task`` column of :func:`study_runs`).
+    rates : Mapping, optional
+        :func:`answer_rates`; without it, no random reference.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``model`` (empty for the deterministic references), ``task``, ``arm`` (the reference's name, or
+        ``random_<arm>``), and the run's counters.
+    """
+    import pandas as pd
+
+    rows = []
+    for key in sorted(set(tasks)):
+        task = AgentTask.from_dict(json.loads(key))
+        for name in (BASELINE, VALIDITY_AWARE):
+            rows.append({"model": "", "task": key, "arm": name, **_counters(run_task(task, get_policy(name)))})
+        for (model, arm), shares in sorted((rates or {}).items()):
+            seed = int.from_bytes(hashlib.sha256(canonical([model, arm, key]).encode()).digest()[:4], "big")
+            policy = ModelPolicy(RandomAnswers(shares, seed), arm, STUDY_SETTINGS, prompts=StudyPrompts())
+            rows.append({"model": model, "task": key, "arm": f"random_{arm}", **_counters(run_task(task, policy))})
+    return pd.DataFrame(rows)
+
+
+def _counters(result: Any) -> dict[str, Any]:
+    return {"completed": bool(result.completed), "steps_used": result.steps_used, "verifications": result.verifications,
+            "pre_failure_work": result.pre_failure_work, "scur": float(result.scur), "replans": result.replans}
+
+
+def paired_effects(runs: pd.DataFrame, contrasts: Sequence[tuple[str, str]] = CONTRASTS, metric: str = "pre_failure_work",
+                   *, stale_fact: bool | None = True, confidence: float = 0.95, resamples: int = 10_000) -> pd.DataFrame:
+    """Each contrast's mean paired difference per task (repeats averaged within a task), with its bootstrap interval.
+
+    Parameters
+    ----------
+    runs : pandas.DataFrame
+        :func:`study_runs` (and, for a reference, rows with the reference's ``arm`` and the model's name).
+    contrasts : sequence of (str, str)
+        ``(arm, other arm)``: the difference is the first minus the second.
+    metric : str
+        A column of ``runs``.
+    stale_fact : bool or None
+        Only stale-fact tasks (True), only controls (False), or all (None).
+    confidence : float
+        The interval's level.
+    resamples : int
+        Bootstrap resamples (seed 0).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``model``, ``contrast``, ``metric``, ``tasks``, ``mean``, ``low``, ``high``.
+    """
+    import numpy as np
+    import pandas as pd
+    from scipy.stats import bootstrap
+
+    if metric not in runs.columns:
+        raise ParameterError(f"unknown metric {metric!r}; expected one of {', '.join(METRICS)}")
+    part = runs if stale_fact is None or "stale_fact" not in runs.columns else runs[runs["stale_fact"] == stale_fact]
+    rows = []
+    for model in sorted(part["model"].unique()):
+        mine = part[part["model"] == model]
+        per_task = mine.groupby(["task", "arm"])[metric].mean().astype(float).unstack("arm")
+        for first, second in contrasts:
+            if first not in per_task or second not in per_task:
+                continue
+            diff = (per_task[first] - per_task[second]).dropna().to_numpy()
+            row = {"model": model, "contrast": f"{first} − {second}", "metric": metric, "tasks": len(diff)}
+            if len(diff) == 0:
+                continue
+            mean = float(diff.mean())
+            if len(diff) > 1 and np.ptp(diff) > 0:
+                ci = bootstrap((diff,), np.mean, confidence_level=confidence, n_resamples=resamples,
+                               method="percentile", random_state=np.random.default_rng(0)).confidence_interval
+                low, high = float(ci.low), float(ci.high)
+            else:
+                low = high = mean
+            rows.append({**row, "mean": mean, "low": low, "high": high})
+    return pd.DataFrame(rows, columns=["model", "contrast", "metric", "tasks", "mean", "low", "high"])
+
+
+def completion_mcnemar(runs: pd.DataFrame, first: str, second: str, *, repeat: int = 0,
+                       stale_fact: bool | None = True) -> pd.DataFrame:
+    """McNemar's exact test of completion between two arms, per model, on one repeat.
+
+    Parameters
+    ----------
+    runs : pandas.DataFrame
+        :func:`study_runs`.
+    first, second : str
+        The arms.
+    repeat : int
+        The repeat (0: greedy).
+    stale_fact : bool or None
+        As in :func:`paired_effects`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``model``, ``tasks``, ``only_first`` and ``only_second`` (the discordant tasks), ``p_value``.
+    """
+    import pandas as pd
+    from statsmodels.stats.contingency_tables import mcnemar
+
+    part = runs[runs["repeat"] == repeat]
+    if stale_fact is not None:
+        part = part[part["stale_fact"] == stale_fact]
+    rows = []
+    for model in sorted(part["model"].unique()):
+        wide = part[part["model"] == model].pivot_table(index="task", columns="arm", values="completed", aggfunc="first")
+        if first not in wide or second not in wide:
+            continue
+        pair = wide[[first, second]].dropna().astype(bool)
+        both = int((pair[first] & pair[second]).sum())
+        only_first = int((pair[first] & ~pair[second]).sum())
+        only_second = int((~pair[first] & pair[second]).sum())
+        neither = int((~pair[first] & ~pair[second]).sum())
+        result = mcnemar([[both, only_first], [only_second, neither]], exact=True)
+        rows.append({"model": model, "tasks": len(pair), "only_first": only_first, "only_second": only_second,
+                     "p_value": float(result.pvalue)})
+    return pd.DataFrame(rows, columns=["model", "tasks", "only_first", "only_second", "p_value"])
+
+
+def probe_accuracy(recording: str | os.PathLike[str] | Iterable[CallRecord], confidence: float = 0.95) -> pd.DataFrame:
+    """The competence probe: per model and arm, the share of tasks answered exactly right, with its interval.
+
+    Parameters
+    ----------
+    recording : str, os.PathLike or iterable of CallRecord
+        A study recording.
+    confidence : float
+        The interval's level.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``model``, ``arm``, ``tasks``, ``correct``, ``share``, ``low``, ``high``.
+    """
+    import pandas as pd
+
+    from cvlib.core.intervals import proportion_interval
+
+    records = read_recording(recording) if isinstance(recording, str | os.PathLike) else list(recording)
+    counts: dict[tuple[str, str], list[int]] = {}
+    for r in records:
+        if r.experiment == EXPERIMENT and r.decision.get("probe"):
+            tally = counts.setdefault((r.model, str(r.arm)), [0, 0])
+            tally[0] += bool(r.decision["correct"])
+            tally[1] += 1
+    rows = []
+    for (model, arm), (right, total) in sorted(counts.items(), key=lambda kv: (kv[0][0], STUDY_ARMS.index(kv[0][1]))):
+        low, high = proportion_interval(right, total, confidence)
+        rows.append({"model": model, "arm": arm, "tasks": total, "correct": right, "share": right / total, "low": low, "high": high})
+    return pd.DataFrame(rows, columns=["model", "arm", "tasks", "correct", "share", "low", "high"])
+
+
+def position_bias(recording: str | os.PathLike[str] | Iterable[CallRecord]) -> pd.DataFrame:
+    """How often each answer was chosen when listed first, and when listed second or third (sampled repeats).
+
+    Parameters
+    ----------
+    recording : str, os.PathLike or iterable of CallRecord
+        A study recording.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``model``, ``answer``, ``first_shown``, ``first_chosen``, ``later_shown``, ``later_chosen``, and the shares.
+    """
+    import pandas as pd
+
+    records = read_recording(recording) if isinstance(recording, str | os.PathLike) else list(recording)
+    tally: dict[tuple[str, str], list[int]] = {}
+    for r in records:
+        if r.experiment != EXPERIMENT or r.decision.get("probe") or int(r.task["repeat"]) == 0:
+            continue
+        order = r.decision.get("order") or list(OPTIONS)
+        for option in OPTIONS:
+            t = tally.setdefault((r.model, option), [0, 0, 0, 0])
+            chosen = r.decision["action"] == option
+            if order[0] == option:
+                t[0] += 1
+                t[1] += chosen
+            else:
+                t[2] += 1
+                t[3] += chosen
+    rows = []
+    for (model, option), (fs, fc, ls, lc) in sorted(tally.items()):
+        rows.append({"model": model, "answer": option, "first_shown": fs, "first_chosen": fc, "later_shown": ls,
+                     "later_chosen": lc, "first_share": fc / fs if fs else float("nan"),
+                     "later_share": lc / ls if ls else float("nan")})
+    return pd.DataFrame(rows)
