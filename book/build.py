@@ -468,6 +468,7 @@ def execute(
             kernel_name=KERNEL,
             cwd=str(NOTEBOOKS),
             progress_bar=False,
+            kernel_manager_class=quiet_kernel_manager(),
         )
     except papermill.PapermillExecutionError as err:
         what = f"book/chapters/{job.name} ({_rel(src)} on {job.spec})" if job.spec else _rel(src)
@@ -482,6 +483,40 @@ def execute(
     nbformat.validate(executed)
     write_atomic(dest, nbformat.writes(clean(executed)) + "\n")
     return dest
+
+
+def quiet_kernel_manager() -> type:
+    """The kernel manager papermill starts each chapter's kernel with: one that leaves the execute log quiet.
+
+    Two lines per kernel used to land in ``_build/logs/execute.log`` for no fault of a chapter. ipykernel warns
+    that a kernel talking over TCP is unencrypted (jupyter_client's default transport), once per chapter; this
+    manager talks over IPC sockets instead, which never leave the machine. And jupyter_client interrupts a kernel
+    (SIGINT to its process group) before asking it to shut down, so a kernel still handling a message then logs
+    "KeyboardInterrupt caught in kernel"; a kernel papermill is shutting down after its last cell has nothing to
+    interrupt, so this manager skips that signal (an interrupt at any other time, such as a timeout, still goes).
+    """
+    import uuid
+
+    from jupyter_client.manager import AsyncKernelManager
+    from traitlets import default
+
+    class QuietKernelManager(AsyncKernelManager):  # type: ignore[misc]
+        @default("transport")
+        def _transport_default(self) -> str:
+            return "ipc"
+
+        @default("ip")
+        def _ip_default(self) -> str:
+            # IPC sockets are files named IP-1 ... IP-5; jupyter_client's default name ("kernel-ipc") is the same
+            # for every kernel, so two chapters run side by side would share sockets. One name per kernel:
+            return os.path.join(tempfile.gettempdir(), f"cvbook-kernel-{uuid.uuid4().hex}-ipc")
+
+        async def _async_interrupt_kernel(self) -> None:
+            if self.shutting_down:
+                return
+            await super()._async_interrupt_kernel()
+
+    return QuietKernelManager
 
 
 def _run_job(job: Job) -> float:
@@ -535,7 +570,7 @@ def execute_all(jobs: list[Job], workers: int, verbose: bool = False) -> float:
     return time.perf_counter() - started
 
 
-def record_execution(times: Mapping[str, float | None], workers: int, path: Path = STATISTICS) -> None:
+def record_execution(times: Mapping[str, float | None], workers: int, path: Path | None = None) -> None:
     """Add this run's chapters to the execution record (seconds, or None for a chapter that failed).
 
     Chapters executed by an earlier run (``--only`` runs some of them) keep
@@ -544,7 +579,7 @@ def record_execution(times: Mapping[str, float | None], workers: int, path: Path
     """
     import json
     import platform
-    from datetime import datetime, timezone
+    from datetime import UTC, datetime
     from importlib import metadata
 
     def version(name: str) -> str:
@@ -553,7 +588,8 @@ def record_execution(times: Mapping[str, float | None], workers: int, path: Path
         except metadata.PackageNotFoundError:
             return "not installed"
 
-    now = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M")
+    path = path or STATISTICS
+    now = datetime.now(UTC).strftime("%Y-%m-%d %H:%M")
     try:
         record = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -621,6 +657,15 @@ def _rel(path: Path) -> str:
         return str(path.resolve().relative_to(ROOT))
     except ValueError:
         return str(path)
+
+
+def _since_start(started: float) -> str:
+    """The run's whole time: from when scripts/book.sh began (install included) if it set CVBOOK_STARTED."""
+    began = os.environ.get("CVBOOK_STARTED", "")
+    try:
+        return f"{_duration(time.time() - float(began))}, set-up included"
+    except ValueError:
+        return _duration(time.perf_counter() - started)
 
 
 def _duration(seconds: float) -> str:
@@ -701,7 +746,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"\nbuild failed: {err}", file=sys.stderr)
         return 1
     done = "done" if args.no_build else "done: open _build/html/index.html"
-    print(f"{done} ({_duration(time.perf_counter() - started)})")
+    print(f"{done} ({_since_start(started)})")
     return 0
 
 

@@ -8,6 +8,9 @@
 #   bash scripts/book.sh --spec data/scenarios/x.yaml  # make a page from a spec file, then build
 #   bash scripts/book.sh --verbose                     # show the kernels' and Sphinx's own output
 set -euo pipefail
+# The closing "done (...)" line counts from here, so the install below is in the time it reports.
+CVBOOK_STARTED="$(date +%s.%N)"
+export CVBOOK_STARTED
 # A relative --spec path is read from the repository root, or else from here.
 export CVBOOK_CALLER_DIR="$PWD"
 cd "$(dirname "$0")/.."

@@ -513,3 +513,162 @@ def test_committed_chapter_glues_the_published_numbers(chapter):
     for key, expected in REQUIRED_GLUE[chapter].items():
         assert key in values, f"{chapter}: glue key {key!r} missing"
         assert values[key] == expected, f"{chapter}: {key} = {values[key]!r}, the article published {expected!r}"
+
+
+# -- a quiet execute log, and the execution record (issue 37) ---------------------------------------
+
+
+def test_the_kernel_manager_talks_over_ipc_with_one_socket_name_per_kernel():
+    manager = build.quiet_kernel_manager()
+    first, second = manager(), manager()
+    assert first.transport == second.transport == "ipc"  # ipykernel warns about unencrypted TCP, once per kernel
+    assert first.ip != second.ip, "two kernels side by side would share their IPC sockets"
+
+
+def test_the_kernel_manager_skips_the_interrupt_only_while_shutting_down():
+    import asyncio
+
+    km = build.quiet_kernel_manager()()
+    km.shutting_down = True
+    asyncio.run(km._async_interrupt_kernel())  # nothing to interrupt: no signal, no error
+    km.shutting_down = False
+    with pytest.raises(RuntimeError, match="No kernel is running"):  # any other interrupt still goes to the kernel
+        asyncio.run(km._async_interrupt_kernel())
+
+
+@pytest.mark.slow
+def test_executing_chapters_side_by_side_leaves_the_log_empty(tmp_path):
+    """Two chapters at once, in a process of their own: the copies are made and the execute log stays empty."""
+    script = (
+        "import importlib.util, sys, pathlib\n"
+        f"spec = importlib.util.spec_from_file_location('cvbook_build', {str(ROOT / 'book' / 'build.py')!r})\n"
+        "b = importlib.util.module_from_spec(spec); sys.modules['cvbook_build'] = b; spec.loader.exec_module(b)\n"
+        f"t = pathlib.Path({str(tmp_path)!r})\n"
+        "b.CHAPTERS, b.LOGS, b.STATISTICS = t / 'chapters', t / 'logs', t / 'statistics.json'\n"
+        "b.execute_all([b.job_for('control'), b.job_for('value_change')], 2)\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=tmp_path)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert sorted(p.name for p in (tmp_path / "chapters").iterdir()) == ["control.ipynb", "value_change.ipynb"]
+    log = (tmp_path / "logs" / "execute.log").read_text(encoding="utf-8")
+    assert log == "", f"the execute log is not empty:\n{log[:2000]}"
+    record = json.loads((tmp_path / "statistics.json").read_text(encoding="utf-8"))
+    assert set(record["chapters"]) == {"control", "value_change"}
+
+
+def test_the_execution_record_keeps_earlier_chapters_and_only_the_runs_they_point_at(tmp_path):
+    path = tmp_path / "statistics.json"
+    build.record_execution({"control": 8.04, "value_change": 5.66}, 2, path=path)
+    first = json.loads(path.read_text(encoding="utf-8"))
+    assert first["chapters"]["control"]["seconds"] == 8.0 and first["chapters"]["control"]["status"] == "ok"
+    (run,) = first["runs"].values()
+    assert run["notebooks"] == 2 and run["jobs"] == 2
+    assert {"python", "platform", "cores", "packages"} <= set(run["environment"])
+    assert run["environment"]["packages"]["papermill"] != "not installed"
+    build.record_execution({"control": None}, 1, path=path)
+    second = json.loads(path.read_text(encoding="utf-8"))
+    assert second["chapters"]["control"]["status"] == "failed"
+    assert second["chapters"]["value_change"] == first["chapters"]["value_change"]
+    assert set(second["runs"]) == {c["run"] for c in second["chapters"].values()}
+
+
+def test_the_execution_statistics_page_lists_what_ran(tmp_path):
+    sys.path.insert(0, str(ROOT / "book" / "_ext"))
+    try:
+        import execution_statistics as stats
+    finally:
+        sys.path.pop(0)
+    (tmp_path / "_toc.yml").write_text(
+        "format: jb-book\nroot: intro\nparts:\n  - caption: A\n    chapters:\n"
+        "      - file: book/chapters/control\n      - file: book/chapters/value_change\n",
+        encoding="utf-8",
+    )
+    assert stats.toc_chapters(tmp_path) == ["control", "value_change"]
+    assert stats.load_record(tmp_path) == {}
+    (tmp_path / "_build" / "execution").mkdir(parents=True)
+    build.record_execution({"control": 8.0}, 1, path=tmp_path / stats.RECORD)
+    assert set(stats.load_record(tmp_path)["chapters"]) == {"control"}
+
+
+# -- reader tools: one setting, repository.url -----------------------------------------------------
+
+
+def _reader_tools():
+    sys.path.insert(0, str(ROOT / "book" / "_ext"))
+    try:
+        import reader_tools
+    finally:
+        sys.path.pop(0)
+    return reader_tools
+
+
+def test_reader_tools_are_off_while_the_url_is_empty_and_on_when_it_is_set():
+    tools = _reader_tools()
+    off = tools.reader_tools({"repository_url": "", "launch_buttons": {"notebook_interface": "jupyterlab"}})
+    assert not any(off[b] for b in tools.BUTTONS)
+    assert off["launch_buttons"]["binderhub_url"] == off["launch_buttons"]["colab_url"] == ""
+    on = tools.reader_tools({"repository_url": "https://github.com/example/cvbook", "launch_buttons": {}})
+    assert all(on[b] for b in tools.BUTTONS)
+    assert on["launch_buttons"]["binderhub_url"] == tools.BINDER and on["launch_buttons"]["colab_url"] == tools.COLAB
+
+
+def test_the_committed_config_leaves_the_repository_url_empty():
+    import yaml
+
+    config = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
+    assert config["repository"]["url"] == "", "the repository is not public yet: no button may lead nowhere"
+    assert "reader_tools" in config["sphinx"]["local_extensions"]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("url", ["https://github.com/example/cvbook", ""])
+def test_a_book_built_with_the_url_set_shows_the_reader_tools(tmp_path, url):
+    """The book's own configuration with ``repository.url`` set (or not), on a page and a chapter."""
+    import yaml
+
+    book = tmp_path / "book"
+    (book / "book" / "chapters").mkdir(parents=True)
+    config = yaml.safe_load((ROOT / "_config.yml").read_text(encoding="utf-8"))
+    config["repository"]["url"] = url
+    config["sphinx"]["local_extensions"] = {"reader_tools": "book/_ext"}
+    (book / "_config.yml").write_text(yaml.safe_dump(config), encoding="utf-8")
+    (book / "_toc.yml").write_text(
+        "format: jb-book\nroot: book/intro\nchapters:\n  - file: book/chapters/control\n", encoding="utf-8"
+    )
+    (book / "book" / "intro.md").write_text("# A page\n\nText.\n", encoding="utf-8")
+    shutil.copy(ROOT / "book" / "references.bib", book / "book" / "references.bib")
+    shutil.copytree(ROOT / "book" / "_ext", book / "book" / "_ext")
+    shutil.copytree(ROOT / "book" / "_static", book / "book" / "_static", ignore=shutil.ignore_patterns("mathjax"))
+    nb = _read(CHAPTERS / "control.ipynb")
+    nb["cells"] = [{"cell_type": "markdown", "metadata": {}, "source": "# A chapter\n\nText."}]
+    (book / "book" / "chapters" / "control.ipynb").write_text(json.dumps(nb), encoding="utf-8")
+    exe = Path(sys.executable).with_name("jupyter-book")
+    done = subprocess.run([str(exe), "build", str(book)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    page = (book / "_build" / "html" / "book" / "intro.html").read_text(encoding="utf-8")
+    chapter = (book / "_build" / "html" / "book" / "chapters" / "control.html").read_text(encoding="utf-8")
+    wanted = {
+        "repository": "https://github.com/example/cvbook\"",
+        "issues": "https://github.com/example/cvbook/issues/new",
+        "edit this page": "https://github.com/example/cvbook/edit/main/book/intro.md",
+    }
+    launch = {"Binder": "mybinder.org/v2/gh/example/cvbook/main", "Colab": "colab.research.google.com/github/example/cvbook"}
+    if url:
+        for what, link in wanted.items():
+            assert link in page, f"no {what} button on a page built with repository.url set"
+        for what, link in launch.items():
+            assert link in chapter, f"no {what} launch button on a chapter built with repository.url set"
+    else:
+        assert "example/cvbook" not in page + chapter
+        assert "mybinder.org" not in chapter and "colab.research.google.com" not in chapter
+
+
+def test_book_sh_counts_its_closing_time_from_before_the_install(monkeypatch):
+    script = (ROOT / "scripts" / "book.sh").read_text(encoding="utf-8")
+    assert script.index("CVBOOK_STARTED=") < script.index("bash scripts/setup.sh"), "the install is left out of the time"
+    import time
+
+    monkeypatch.setenv("CVBOOK_STARTED", f"{time.time() - 65:.3f}")
+    assert build._since_start(time.perf_counter()) == "1 min 5 s, set-up included"
+    monkeypatch.delenv("CVBOOK_STARTED")
+    assert build._since_start(time.perf_counter() - 2.0) == "2.0 s"
