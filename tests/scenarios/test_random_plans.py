@@ -222,7 +222,8 @@ def test_layered_masks_past_ten_layers_run_in_the_ids_string_order() -> None:
     """Layered plans of 11 to 300 layers (past the rank table's first size), masks against the plan's Kahn order."""
     import random
 
-    from cvlib.scenarios.random_plans import _layered, _layered_masks
+    from cvlib.scenarios._plan_masks import layered_masks as _layered_masks
+    from cvlib.scenarios.random_plans import _layered
 
     interleaved = 0
     for seed in range(150):
