@@ -95,3 +95,18 @@ def test_the_changelog_has_this_release_and_the_introduction_says_how_to_cite() 
     assert re.search(rf"^## {re.escape(version)}\b", changelog, re.M), f"book/changelog.md has no section for {version}"
     intro = (ROOT / "book" / "intro.md").read_text(encoding="utf-8")
     assert "How to cite" in intro and "CITATION.cff" in intro
+
+
+#: The DOI the citation file carries until a release is archived.
+DOI_PLACEHOLDER = "10.5281/zenodo.0000000"
+
+
+def test_the_citation_file_carries_a_doi_the_release_fills() -> None:
+    """A DOI-shaped value: the placeholder before a release is archived, the archive's DOI after."""
+    data = yaml.safe_load(CFF.read_text(encoding="utf-8"))
+    doi = str(data.get("doi", ""))
+    assert re.fullmatch(r"10\.\d{4,9}/\S+", doi), f"CITATION.cff doi {doi!r} is not a DOI"
+    intro = (ROOT / "book" / "intro.md").read_text(encoding="utf-8")
+    if doi == DOI_PLACEHOLDER:
+        assert "placeholder" in intro, "the introduction must say the DOI is a placeholder while it is one"
+    assert DOI_PLACEHOLDER not in intro, "the introduction types no DOI: the release changes only CITATION.cff"
