@@ -28,26 +28,18 @@ from collections.abc import Callable, Sequence
 
 from cvlib.presentation._cli_shared import (
     DEBUG_HELP,
-    INTERRUPTED,
     LAZY_GROUPS,
     PROGRAM_HELP,
-    RUNTIME_ERROR,
     STATE,
     SUMMARIES,
-    USAGE_ERROR,
     guarded,
-    one_line,
     run_command,
-    shown_text,
 )
 
 TYPE_CHECKING = False  # typing itself is not imported: it would cost a fast command a tenth of its start
 if TYPE_CHECKING:  # pragma: no cover
     from typing import Any, NoReturn
 
-__all__ = [
-    "INTERRUPTED", "RUNTIME_ERROR", "USAGE_ERROR", "click_app", "help_width", "main", "one_line", "shown_text", "top_help",
-]
 
 #: The options of the top-level group, as ``cvlib --help`` lists them.
 _TOP_OPTIONS = (
