@@ -9,9 +9,10 @@ are columns named ``{policy}_{metric}`` (:func:`~cvlib.core.executors.policy_col
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from functools import partial
 from typing import TYPE_CHECKING, Any, Literal, overload
 
-from cvlib.core.bitmasks import BitMaskRun, mask_plan, masked_world
+from cvlib.core.bitmasks import masked_world
 from cvlib.core.errors import ParameterError
 from cvlib.core.executors import (
     BASELINE,
@@ -22,16 +23,13 @@ from cvlib.core.executors import (
     policy_columns,
     run_policies,
 )
-from cvlib.core.graph import PlanGraph, RunColumns
 from cvlib.core.law import predicted_pfw_columns
-from cvlib.core.rules import ExecutionRules
 from cvlib.core.validation import require_ints
-from cvlib.core.world import World
 from cvlib.experiments.rows import Rows
 from cvlib.experiments.windows import outcomes_by_budget, published_budgets
 from cvlib.scenarios.generators import branching_columns
 from cvlib.scenarios.named import run_scenario, setup_scenario
-from cvlib.scenarios.setup import ScenarioRun, ScenarioSetup, check_executor_names
+from cvlib.scenarios.setup import LaidOutRun, ScenarioRun, check_executor_names
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -146,93 +144,20 @@ def topology_grid(
         for bf in require_ints("branching_factors", branching_factors, minimum=1)
         for mf in require_ints("merge_factors", merge_factors, minimum=1)
     ]
-    cells, breaks = _grid_cells(configs, seed)  # every parameter checked before the executors are looked at
-    rows = _grid_rows(configs, cells, breaks, run_policies(policies, cells))
+    cells = _grid_cells(configs, seed)  # every parameter checked before the executors are looked at
+    rows = _grid_rows(configs, cells, run_policies(policies, cells))
     return rows.to_frame() if as_frame else rows
 
 
-class _GridCell:
-    """One diamond of the grid as :func:`~cvlib.core.runs.run_policies` takes it: laid out, built only if asked.
-
-    The bit-mask path reads the diamond's columns, laid out by construction
-    (:func:`~cvlib.scenarios.generators.branching_columns`); the loop needs
-    the plan and fresh worlds, so the first time it asks, the configuration's
-    D2 setup is built, as :func:`~cvlib.scenarios.named.setup_scenario` builds it.
-    """
-
-    __slots__ = ("params", "columns", "depth_at_risk", "size", "masks", "at_risk", "budget", "_setup")
-
-    def __init__(
-        self,
-        params: dict[str, int],
-        columns: RunColumns,
-        depth_at_risk: int,
-        size: int,
-        masks: BitMaskRun | None,
-        at_risk: str,
-    ) -> None:
-        self.params = params
-        self.columns = columns
-        self.depth_at_risk = depth_at_risk
-        #: The closure size of the fact at risk.
-        self.size = size
-        self.masks = masks
-        self.at_risk = at_risk
-        self.budget = columns.run_starts[-1] + size + 1  # compute_budget: steps + closure of the fact at risk + 1
-        self._setup: ScenarioSetup | None = None
-
-    def _built(self) -> ScenarioSetup:
-        if self._setup is None:
-            self._setup = setup_scenario("D2", **self.params)
-        return self._setup
-
-    @property
-    def plan(self) -> PlanGraph:
-        """The diamond, built on first use."""
-        return self._built().plan
-
-    def new_world(self, rules: ExecutionRules | None = None) -> World:
-        """A fresh world of the configuration's setup.
-
-        Parameters
-        ----------
-        rules : ExecutionRules, optional
-            Rules the run asks for; None is the setup's own.
-
-        Returns
-        -------
-        World
-        """
-        return self._built().new_world(rules)
-
-    def bit_masks(self, rules: ExecutionRules | None = None) -> BitMaskRun | None:
-        """The diamond on bit masks (None under other rules, or when D2's world holds what masks do not state).
-
-        Parameters
-        ----------
-        rules : ExecutionRules, optional
-            Rules the run asks for; None is the setup's own (the article's).
-
-        Returns
-        -------
-        BitMaskRun or None
-        """
-        return self.masks if rules is None else None
-
-
-def _grid_cells(configs: list[tuple[int, int, int]], seed: int) -> tuple[list[_GridCell], dict[str, int]]:
+def _grid_cells(configs: list[tuple[int, int, int]], seed: int) -> list[LaidOutRun]:
     """Each configuration's diamond laid out by construction, in a world read once from one D2 setup.
 
     The facts, the schedule and the fact at risk are read from the first
     configuration's setup, built and checked as any D2 setup is (so a bad seed
     gets the same error); they do not depend on the diamond's shape.
     :func:`~cvlib.scenarios.generators.branching_columns` checks each shape
-    in order, with the errors :func:`~cvlib.scenarios.generators.branching` gives.
-
-    Returns
-    -------
-    tuple
-        The cells, and the tick each fact breaks (the same for every diamond).
+    in order, with the errors :func:`~cvlib.scenarios.generators.branching`
+    gives. A configuration's own setup is built only if the loop runs it.
     """
     depth, bf, mf = configs[0]
     template = setup_scenario("D2", depth=depth, branching_factor=bf, merge_factor=mf, seed=seed)
@@ -244,18 +169,22 @@ def _grid_cells(configs: list[tuple[int, int, int]], seed: int) -> tuple[list[_G
         resource_events=template.resource_events,
         supports=template.supports,
     )
-    at_risk = template.at_risk
+    at_risk, breaks = template.at_risk, template.break_ticks()
     masks: dict[frozenset[str], int] = {}
-    cells = []
-    for (d, bf, mf), (columns, depth_at_risk) in zip(configs, branching_columns(configs, seed=seed)):
-        starts, closures = columns.run_starts, columns.run_closures
-        size = sum([starts[r + 1] - starts[r] for r, closure in enumerate(closures) if at_risk in closure])
-        params = {"depth": d, "branching_factor": bf, "merge_factor": mf, "seed": seed}
-        cell = _GridCell(params, columns, depth_at_risk, size, None, at_risk)
-        if world is not None:
-            cell.masks = mask_plan(world, columns, at_risk, cell.budget, masks, size)
-        cells.append(cell)
-    return cells, template.break_ticks()
+    return [
+        LaidOutRun(
+            "D2",
+            template.params,  # not recorded: a grid row holds only the shape
+            columns,
+            depth_at_risk,
+            world,
+            at_risk,
+            breaks,
+            partial(setup_scenario, "D2", depth=d, branching_factor=bf, merge_factor=mf, seed=seed),
+            masks=masks,
+        )
+        for (d, bf, mf), (columns, depth_at_risk) in zip(configs, branching_columns(configs, seed=seed))
+    ]
 
 
 #: The grid's columns before the executors', its three parameters and the structure :func:`run_row` starts with.
@@ -271,9 +200,7 @@ _GRID_STRUCTURE = (
 )
 
 
-def _grid_rows(
-    configs: list[tuple[int, int, int]], cells: list[_GridCell], breaks: dict[str, int], runs: PolicyRuns
-) -> Rows:
+def _grid_rows(configs: list[tuple[int, int, int]], cells: list[LaidOutRun], runs: PolicyRuns) -> Rows:
     """The grid's rows: each configuration's structure, read from its columns, then :func:`run_row`'s executor columns.
 
     The same rows, columns and types as :func:`run_row` on each
@@ -285,11 +212,12 @@ def _grid_rows(
     clash = sorted(set(_GRID_STRUCTURE[3:]) & {name for name, _ in per_policy})
     if clash:
         raise ParameterError(f"an executor's columns {clash} collide with the row's own; rename the policy")
+    breaks = cells[0].break_ticks() if cells else {}  # one D2 world for every shape
     structure = []
     for (d, bf, mf), cell in zip(configs, cells):
-        n, size = cell.columns.run_starts[-1], cell.size
+        n, size = cell.columns.run_starts[-1], cell.closure_size
         predicted = predicted_pfw_columns(cell.columns, breaks)
-        structure.append((d, bf, mf, n, size, 100.0 * size / n, cell.depth_at_risk, predicted))
+        structure.append((d, bf, mf, n, size, 100.0 * size / n, cell.invalidation_depth, predicted))
     executors = zip(*[column for _, column in per_policy])
     names = (*_GRID_STRUCTURE, *(name for name, _ in per_policy), "budget")
     return Rows(names, tuple([(*s, *e, cell.budget) for s, e, cell in zip(structure, executors, cells)]))

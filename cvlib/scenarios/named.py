@@ -19,7 +19,7 @@ from cvlib.core.rules import ExecutionRules
 from cvlib.core.validation import parse_int, require_bool, require_int, shown
 from cvlib.core.values import value_class
 from cvlib.scenarios import generators
-from cvlib.scenarios.setup import ScenarioRun, ScenarioSetup
+from cvlib.scenarios.setup import LaidOutRun, ScenarioRun, ScenarioSetup, plain_world, run_setups
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -93,12 +93,19 @@ def _budget_param() -> Param:
 
 @value_class(slots=False)
 class ScenarioDefinition:
-    """A named scenario: a description, its parameters and how to build its setup."""
+    """A named scenario: a description, its parameters, how to build its setup, and how to lay its run out.
+
+    ``layout`` (optional) describes one run from the checked parameters
+    without building the setup (a :class:`~cvlib.scenarios.setup.LaidOutRun`),
+    when a generator knows the plan's columns by construction; the setup is
+    then built only if the loop needs it. :func:`run_scenario` uses it.
+    """
 
     name: str
     description: str
     params: tuple[Param, ...]
     build: Callable[..., ScenarioSetup]
+    layout: Callable[..., LaidOutRun] | None = None
 
     def defaults(self) -> dict[str, Any]:
         """Each parameter's default, the values the article ran.
@@ -148,6 +155,24 @@ class ScenarioDefinition:
         """
         values = self.resolve(params)
         return self.build(**values)
+
+    def run_input(self, **params: Any) -> ScenarioSetup | LaidOutRun:
+        """Check ``params`` and describe one run: laid out when the scenario can be, else its setup.
+
+        Parameters
+        ----------
+        **params
+            Parameters to override.
+
+        Returns
+        -------
+        ScenarioSetup or LaidOutRun
+            Either runs through :func:`~cvlib.scenarios.setup.run_setups` with the same results.
+        """
+        values = self.resolve(params)
+        if self.layout is None:
+            return self.build(**values)
+        return self.layout(**values)
 
 
 def _single_fact_setup(
@@ -224,6 +249,28 @@ def _topology(
     return _single_fact_setup("D2", SCENARIO_TEXT["D2"], plan, [_fact("F1", "available")], events, "F1", budget, params)
 
 
+def _topology_layout(
+    depth: int, branching_factor: int, merge_factor: int, seed: int, change_tick: int, budget: int | None
+) -> LaidOutRun:
+    """One D2 run laid out by construction (:func:`~cvlib.scenarios.generators.branching_columns`), as :func:`_topology` builds it."""
+    ((columns, depth_at_risk),) = generators.branching_columns([(depth, branching_factor, merge_factor)], seed=seed)
+    facts, events = (_fact("F1", "available"),), (_event(change_tick, "F1", EventKind.REPLACE, "unavailable"),)
+    params = {
+        "depth": depth,
+        "branching_factor": branching_factor,
+        "merge_factor": merge_factor,
+        "seed": seed,
+        "change_tick": change_tick,
+        "budget": budget,
+    }
+
+    def build() -> ScenarioSetup:
+        return _topology(depth, branching_factor, merge_factor, seed, change_tick, budget)
+
+    world = plain_world(facts, events)
+    return LaidOutRun("D2", params, columns, depth_at_risk, world, "F1", {"F1": change_tick}, build, budget)
+
+
 def _isolated_branches(
     pre_merge_depth: int, num_branches: int, post_merge_depth: int, change_tick: int, budget: int | None
 ) -> ScenarioSetup:
@@ -291,6 +338,7 @@ SCENARIOS: dict[str, ScenarioDefinition] = {
                 _budget_param(),
             ),
             _topology,
+            _topology_layout,
         ),
         ScenarioDefinition(
             "D3",
@@ -389,4 +437,4 @@ def run_scenario(
     -------
     ScenarioRun
     """
-    return setup_scenario(name, **params).run(rules=rules, policies=policies)
+    return run_setups([get_scenario(name).run_input(**params)], rules=rules, policies=policies)[0]

@@ -11,7 +11,7 @@ experiment builds its worlds through :meth:`ScenarioSetup.new_world`.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from functools import lru_cache
 from types import MappingProxyType
 
@@ -20,8 +20,8 @@ from cvlib.core.errors import ParameterError, UnknownFactError
 from cvlib.core.events import Event, ResourceEvent, SilentChange
 from cvlib.core.executors import BASELINE, VALIDITY_AWARE, ExecutorResult, PolicyLike, run_policies
 from cvlib.core.facts import Fact
-from cvlib.core.graph import PlanGraph
-from cvlib.core.law import break_ticks, predicted_pfw
+from cvlib.core.graph import PlanGraph, RunColumns
+from cvlib.core.law import break_ticks, predicted_pfw, predicted_pfw_columns
 from cvlib.core.rules import ORIGINAL, ExecutionRules, check_rules
 from cvlib.core.validation import require_int
 from cvlib.core.values import asdict, field, value_class
@@ -257,8 +257,195 @@ def _checked_plain_world(facts: tuple[Fact, ...], events: tuple[Event, ...]) -> 
     return _PlainWorld(masked_world(facts, events))
 
 
+def plain_world(facts: tuple[Fact, ...], events: tuple[Event, ...]) -> MaskedWorld | None:
+    """The start on bits of a world of just ``facts`` and ``events``, built and checked once per distinct pair.
+
+    Parameters
+    ----------
+    facts : tuple of Fact
+        The facts the world starts with.
+    events : tuple of Event
+        Announced changes.
+
+    Returns
+    -------
+    MaskedWorld or None
+        None when the bit-mask path cannot state the world (too many facts, one not ACTIVE).
+    """
+    return _checked_plain_world(facts, events).masked
+
+
+class LaidOutRun:
+    """A scenario's run described by its plan's columns; its setup is built only if the loop asks for it.
+
+    What :func:`run_setups` (and :func:`~cvlib.core.runs.run_policies`) take
+    in place of a :class:`ScenarioSetup` when a generator can lay a plan out
+    by construction (the article's diamonds up to ten layers, without their
+    graph): the structure summary and the bit masks are read from the columns,
+    and the plan and fresh worlds come from the scenario's setup, built by
+    ``build`` the first time the loop needs them (another choice of executors,
+    other rules). Every number is the one the setup gives; the tests compare
+    them.
+
+    Parameters
+    ----------
+    name : str
+        The scenario's name.
+    params : mapping
+        The parameters that produced it, recorded with the run (as the setup records them).
+    columns : RunColumns
+        The plan in execution order under the article's rules.
+    depth_at_risk : int
+        The longest chain of steps resting on the fact at risk (the plan's invalidation depth).
+    world : MaskedWorld or None
+        The world's start on bits; None when the bit-mask path cannot state it.
+    at_risk : str
+        The fact at risk.
+    breaks : dict of str to int
+        The tick each fact really breaks (:meth:`ScenarioSetup.break_ticks`).
+    build : callable
+        Builds the scenario's :class:`ScenarioSetup`, checked as always.
+    budget : int, optional
+        The budget; None computes it (steps + closure of the fact at risk + 1).
+    masks : dict, optional
+        Closure -> mask already computed, shared by the runs of one sweep.
+    """
+
+    __slots__ = ("name", "params", "columns", "at_risk", "budget", "_depth", "_size", "_breaks", "_masks", "_build",
+                 "_setup")
+
+    #: A laid-out run uses the article's rules unless a run asks for others.
+    rules = None
+
+    def __init__(
+        self,
+        name: str,
+        params: Mapping[str, Any],
+        columns: RunColumns,
+        depth_at_risk: int,
+        world: MaskedWorld | None,
+        at_risk: str,
+        breaks: dict[str, int],
+        build: Callable[[], ScenarioSetup],
+        budget: int | None = None,
+        masks: dict[frozenset[str], int] | None = None,
+    ) -> None:
+        starts, closures = columns.run_starts, columns.run_closures
+        if len(closures) == 1:  # one run of one closure (a diamond up to ten layers, a chain)
+            size = starts[1] if at_risk in closures[0] else 0
+        else:
+            size = sum([starts[r + 1] - starts[r] for r, closure in enumerate(closures) if at_risk in closure])
+        self.name = name
+        self.params = params
+        self.columns = columns
+        self.at_risk = at_risk
+        self.budget = starts[-1] + size + 1 if budget is None else budget  # compute_budget's rule
+        self._depth = depth_at_risk
+        self._size = size
+        self._breaks = breaks
+        self._masks = None if world is None else mask_plan(world, columns, at_risk, self.budget, masks, size)
+        self._build = build
+        self._setup: ScenarioSetup | None = None
+
+    def setup(self) -> ScenarioSetup:
+        """The scenario's setup, built (and checked) the first time it is asked for.
+
+        Returns
+        -------
+        ScenarioSetup
+        """
+        if self._setup is None:
+            self._setup = self._build()
+        return self._setup
+
+    @property
+    def plan(self) -> PlanGraph:
+        """The plan, built on first use."""
+        return self.setup().plan
+
+    def new_world(self, rules: ExecutionRules | None = None) -> World:
+        """A fresh world of the scenario's setup.
+
+        Parameters
+        ----------
+        rules : ExecutionRules, optional
+            Rules the run asks for; None is the scenario's own.
+
+        Returns
+        -------
+        World
+        """
+        return self.setup().new_world(rules)
+
+    def effective_rules(self, rules: ExecutionRules | None = None) -> ExecutionRules:
+        """The rules a run uses: ``rules`` if given, else the article's.
+
+        Parameters
+        ----------
+        rules : ExecutionRules, optional
+            Rules a run asks for.
+
+        Returns
+        -------
+        ExecutionRules
+        """
+        return check_rules(rules) or ORIGINAL
+
+    def bit_masks(self, rules: ExecutionRules | None = None) -> BitMaskRun | None:
+        """The run on bit masks; None under other rules than the article's, or when its world holds more.
+
+        Parameters
+        ----------
+        rules : ExecutionRules, optional
+            Rules the run asks for; None is the article's.
+
+        Returns
+        -------
+        BitMaskRun or None
+        """
+        if rules is None:
+            return self._masks
+        effective = self.effective_rules(rules)
+        return self._masks if effective is ORIGINAL or effective.is_original else None
+
+    @property
+    def closure_size(self) -> int:
+        """The closure size of the fact at risk."""
+        return self._size
+
+    @property
+    def invalidation_depth(self) -> int:
+        """The longest chain of steps resting on the fact at risk."""
+        return self._depth
+
+    def break_ticks(self) -> dict[str, int]:
+        """For each fact that really breaks, the earliest tick.
+
+        Returns
+        -------
+        dict of str to int
+        """
+        return dict(self._breaks)
+
+    def structure(self) -> StructureSummary:
+        """What the plan's structure predicts, read from its columns (see :meth:`ScenarioSetup.structure`).
+
+        Returns
+        -------
+        StructureSummary
+        """
+        n = self.columns.run_starts[-1]
+        return StructureSummary(
+            total_steps=n,
+            closure_size=self._size,
+            exposed_pct=100.0 * self._size / n,
+            invalidation_depth=self._depth,
+            predicted_baseline_pfw=predicted_pfw_columns(self.columns, self._breaks),
+        )
+
+
 def run_setups(
-    setups: Iterable[ScenarioSetup],
+    setups: Iterable[ScenarioSetup | LaidOutRun],
     *,
     rules: ExecutionRules | None = None,
     policies: Iterable[PolicyLike] | None = None,
@@ -273,7 +460,7 @@ def run_setups(
 
     Parameters
     ----------
-    setups : list of ScenarioSetup
+    setups : list of (ScenarioSetup or LaidOutRun)
         The scenarios to run.
     rules : ExecutionRules or None
         The execution rules for every run; None is the article's.
@@ -284,7 +471,7 @@ def run_setups(
     -------
     list of ScenarioRun
     """
-    setups = list(setups)
+    setups = setups if isinstance(setups, list) else list(setups)
     runs = run_policies(policies, setups, rules=rules)
     structures = [s.structure() for s in setups]
     return [

@@ -199,3 +199,73 @@ def test_the_size_limit_applies_to_every_configuration(monkeypatch: pytest.Monke
         with pytest.raises(cv.CvlibError) as fast:
             cv.topology_grid(**kwargs)
     assert str(fast.value) == str(general.value) and "limit is 100" in str(fast.value)
+
+
+#: Single D2 runs: the published shapes, past ten layers, chains, budgets given, later breaks, other seeds.
+SINGLE = [
+    {},
+    {"depth": 3, "branching_factor": 1, "merge_factor": 1},
+    {"depth": 12, "branching_factor": 3, "merge_factor": 1, "seed": 4},
+    {"depth": 11, "branching_factor": 2, "merge_factor": 2, "change_tick": 5},
+    {"depth": 8, "branching_factor": 4, "merge_factor": 4, "change_tick": 9},
+    {"depth": 6, "branching_factor": 2, "merge_factor": 3, "budget": 0},
+    {"depth": 6, "branching_factor": 2, "merge_factor": 3, "budget": 11},
+    {"depth": 5, "branching_factor": 3, "merge_factor": 1, "budget": 10_000, "change_tick": 2},
+    {"depth": 1},
+]
+
+
+@pytest.mark.parametrize("params", SINGLE, ids=range(len(SINGLE)))
+@pytest.mark.parametrize("policies", [None, ["validity_aware", "baseline"], ["baseline", "timestamp_only"]])
+@pytest.mark.parametrize("rules", [None, cv.ExecutionRules(budget_rule="strict")])
+def test_a_single_d2_run_is_its_setup_run_through_the_loop(params, policies, rules, monkeypatch) -> None:
+    run = cv.run_scenario("D2", policies=policies, rules=rules, **params)
+    with monkeypatch.context() as patch:
+        patch.setattr(core_runs, "is_article_pair", lambda chosen: False)
+        expected = setup_scenario("D2", **params).run(policies=policies, rules=rules)
+    assert run == expected
+    assert run.to_dict() == expected.to_dict()
+    assert [type(v) for v in run.to_dict()["structure"].values()] == [
+        type(v) for v in expected.to_dict()["structure"].values()
+    ]
+
+
+SINGLE_BAD = [
+    {"depth": 0},
+    {"depth": "3"},
+    {"branching_factor": 2.5},
+    {"merge_factor": -1},
+    {"seed": "zero"},
+    {"change_tick": -1},
+    {"budget": -2},
+    {"depth": 400, "branching_factor": 30},
+    {"width": 3},
+]
+
+
+@pytest.mark.parametrize("params", SINGLE_BAD, ids=range(len(SINGLE_BAD)))
+def test_a_single_d2_run_refuses_what_its_setup_refuses(params) -> None:
+    with pytest.raises(cv.CvlibError) as built:
+        setup_scenario("D2", **params)
+    with pytest.raises(cv.CvlibError) as laid_out:
+        cv.run_scenario("D2", **params)
+    assert type(laid_out.value) is type(built.value)
+    assert str(laid_out.value) == str(built.value)
+    assert "\n" not in str(laid_out.value)
+
+
+def test_a_single_run_is_laid_out_and_its_setup_built_only_for_the_loop(monkeypatch) -> None:
+    from cvlib.scenarios import named
+
+    built = []
+    real = named._topology
+
+    def counting(*args):
+        built.append(args)
+        return real(*args)
+
+    monkeypatch.setattr(named, "_topology", counting)
+    cv.run_scenario("D2", depth=5)
+    assert built == []  # the article's two on the bit-mask path: no plan graph, no setup
+    cv.run_scenario("D2", depth=5, policies=["baseline", "timestamp_only"])
+    assert len(built) == 1
