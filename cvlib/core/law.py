@@ -109,11 +109,11 @@ def predicted_pfw_columns(columns: RunColumns, breaks: Mapping[str, int]) -> int
     first_action = actions[0] if actions else len(columns.closures)
     before = bisect_left(run_starts, first_action)  # the runs that start before the first action
     if len(breaks) == 1:  # one fact breaks (every named scenario): each run holding it counts from that tick
-        ((fact, tick),) = breaks.items()
+        ((fact, when),) = breaks.items()
         count = 0
         for r in range(before):
             if fact in run_closures[r]:
-                count += max(0, min(run_starts[r + 1], first_action) - max(run_starts[r], tick))
+                count += max(0, min(run_starts[r + 1], first_action) - max(run_starts[r], when))
         return count
     broken = frozenset(breaks)
     # Only runs whose closure holds a broken fact can count (isdisjoint walks the smaller set, in C).
