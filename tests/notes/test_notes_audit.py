@@ -265,3 +265,15 @@ def test_the_audit_of_one_project_is_its_share_of_the_sample():
     mine = committed[committed["project"] == "flask"]
     assert numbers["N_audit_top_steps"][0] == mine.loc[mine["stratum"] == "top", "note_steps"].sum()
     assert numbers["N_audit_draws"][0] == mine["draws"].sum()
+
+
+def test_gate_loads_put_any_sound_gate_between_the_symbol_only_and_the_precise_gate(history):
+    committed = audit.read_audit(AUDIT_FILE)
+    loads = appendix.gate_loads(history, committed).set_index("Gate")["Load ratio"]
+    t = replay.totals(history)
+    assert loads.iloc[0] == 1.0
+    assert loads["precise gate (ours)"] == pytest.approx(t.loc["all", "load_ratio"])
+    assert loads["wide rule"] == pytest.approx(t.loc["all", "load_ratio_wide"])
+    numbers = appendix.audit_numbers(history, committed)
+    assert loads["any sound gate, at least"] == pytest.approx(numbers["N_census_bound_ratio"][0])
+    assert 1.0 <= loads["any sound gate, at least"] <= loads["best sound gate, unsure as behaviour"] <= loads["precise gate (ours)"]

@@ -10,14 +10,21 @@ including the verdict on the 1.5x target in words.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import pandas as pd
 
 from cvlib.core.errors import ParameterError
 from cvlib.notes import audit as na
 from cvlib.notes.replay import Replay, totals
 from cvlib.presentation.chapters.notes_release_history import Numbers, project_name
+from cvlib.presentation.notes_figures import GATE_COLOURS
+from cvlib.presentation.style import PALETTE, SERIES, new_figure
 
-__all__ = ["audit_numbers", "audit_table", "census_numbers", "verdicts_table"]
+if TYPE_CHECKING:  # pragma: no cover
+    from matplotlib.figure import Figure
+
+__all__ = ["audit_numbers", "audit_table", "census_numbers", "gate_loads", "gate_loads_figure", "verdicts_table"]
 
 
 def _audited(r: Replay, audited: pd.DataFrame) -> pd.DataFrame:
@@ -240,3 +247,73 @@ def census_numbers(b: na.AuditBound, audited: pd.DataFrame, allowed: int, target
         "N_census_reachable": (verdict, "text"),
         "N_census_in_interval": (_where_in(spelling, round(b.releasable_low), round(b.releasable_high)), "text"),
     }
+
+
+def gate_loads(r: Replay, audited: pd.DataFrame, confidence: float = 0.95) -> pd.DataFrame:
+    """Each gate's review load as a multiple of the symbol-only gate's, beside what any sound gate must carry.
+
+    A sound gate never shows a note whose code's behaviour changed; the audit
+    bounds its load from below (every unsure change harmless) and gives the
+    load of the best one (showing exactly the spelling changes, every unsure
+    change behaviour). With a census these are counts, else the sample's
+    estimates.
+
+    Parameters
+    ----------
+    r
+        The replay (the audit is checked against it).
+    audited
+        :func:`cvlib.notes.audit.read_audit`.
+    confidence
+        Of the sample's Wilson intervals (used only without a census).
+
+    Returns
+    -------
+    DataFrame
+        ``Gate`` and ``Load ratio``, from the symbol-only gate (1) to the wide rule.
+    """
+    a = _audited(r, audited)
+    t = totals(r)
+    b = na.audit_bound(a, int(t.loc["all", "withheld_symbol"]), int(t.loc["all", "withheld_dependency"]), confidence)
+    bound, best = (b.exact_bound, b.exact_best) if b.census else (b.bound, b.best)
+    rows = [
+        ("symbol-only gate", 1.0),
+        ("any sound gate, at least", b.ratio(bound)),
+        ("best sound gate, unsure as behaviour", b.ratio(best)),
+        ("precise gate (ours)", float(t.loc["all", "load_ratio"])),
+        ("wide rule", float(t.loc["all", "load_ratio_wide"])),
+    ]
+    return pd.DataFrame(rows, columns=["Gate", "Load ratio"])
+
+
+def gate_loads_figure(loads: pd.DataFrame, target: float) -> Figure:
+    """:func:`gate_loads` as bars, with the target drawn across them.
+
+    Parameters
+    ----------
+    loads
+        :func:`gate_loads`.
+    target
+        The load ratio aimed for (1.5).
+
+    Returns
+    -------
+    matplotlib.figure.Figure
+        One horizontal bar per row, the symbol-only gate on top; a dashed line at ``target``.
+    """
+    if loads.empty:
+        raise ParameterError("gate_loads_figure needs at least one gate")
+    colours = [GATE_COLOURS["symbol-only"], SERIES[5], SERIES[5], GATE_COLOURS["dependency-aware"], GATE_COLOURS["wide"]]
+    fig, ax = new_figure(height=0.45 * len(loads) + 1.4)
+    ys = list(range(len(loads) - 1, -1, -1))
+    ax.barh(ys, loads["Load ratio"], color=colours[: len(loads)], height=0.6)
+    for y, value in zip(ys, loads["Load ratio"]):
+        ax.text(value + 0.02, y, f"{value:.2f}×", va="center")
+    ax.axvline(target, color=PALETTE["baseline"], linestyle="--", lw=1.5)
+    ax.text(target, len(loads) - 0.45, f" target {target:g}×", color=PALETTE["baseline"], va="bottom")
+    ax.set_yticks(ys, list(loads["Gate"]))
+    ax.set_xlabel("load, times the symbol-only gate's")
+    ax.set_xlim(0, max(float(loads["Load ratio"].max()), target) * 1.18)
+    ax.set_ylim(-0.6, len(loads) - 0.1)
+    ax.grid(axis="y", visible=False)
+    return fig
