@@ -1,6 +1,6 @@
 """The Performance chapter: every number its prose glues, its targets in one table, and its breakdowns, read from the benchmark record.
 
-:mod:`cvlib.presentation.performance` reads the record the suite writes
+:mod:`cvlib.presentation.benchmark_record` reads the record the suite writes
 (``data/benchmarks/latest.json``), judges which rows were measured on a busy
 machine and shows the record's tables and figures. This module holds what
 only the chapter says about that record:
@@ -28,8 +28,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from cvlib.presentation.formatting import fmt, listing
-from cvlib.presentation.performance import (
+from cvlib.presentation.benchmark_record import (
     BUSY_LOAD_PER_CORE,
     BUSY_TEXT,
     NOT_IDLE_TEXT,
@@ -41,6 +40,7 @@ from cvlib.presentation.performance import (
     original_seconds,
     parallel_counts,
 )
+from cvlib.presentation.formatting import fmt, listing
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -539,10 +539,10 @@ def _sweep_values(record: Mapping[str, Any]) -> dict[str, Any]:
 def glue_values(record: Mapping[str, Any]) -> dict[str, Any]:
     """Every number the Performance chapter states, by glue key (``perf_…``), read from the record.
 
-    A row measured on a busy machine gives :data:`~cvlib.presentation.performance.BUSY_TEXT`
+    A row measured on a busy machine gives :data:`~cvlib.presentation.benchmark_record.BUSY_TEXT`
     for each of its numbers, and the parallel speed-ups
-    :data:`~cvlib.presentation.performance.NOT_IDLE_TEXT` unless
-    :func:`~cvlib.presentation.performance.parallel_counts`; the chapter's
+    :data:`~cvlib.presentation.benchmark_record.NOT_IDLE_TEXT` unless
+    :func:`~cvlib.presentation.benchmark_record.parallel_counts`; the chapter's
     sentences are written so that either reads.
 
     Parameters
