@@ -54,6 +54,7 @@ VERDICTS: tuple[str, ...] = ("behaviour", "spelling", "unsure")
 #: How a group came into the audit (among the largest groups, drawn at random from the rest, or read with every other group).
 STRATA: tuple[str, ...] = ("top", "sample", "census")
 
+
 @dataclass(frozen=True)
 class AuditDesign:
     """How the groups of an audit table were chosen (:func:`audit_sample`'s arguments, and whether every other group was read too)."""

@@ -124,6 +124,7 @@ from .symbols import Symbol, sha256
 __all__ = ["FALLBACK_REASONS", "LANGUAGE", "RULES", "PySymbol", "PythonFile", "PythonRows", "analyse_python", "canon",
            "count_nodes", "nameless", "parse"]
 
+
 class PythonFile(MemberRules):
     """The symbols of one Python source and, on demand, the dependency fingerprint of each.
 
@@ -161,6 +162,7 @@ class PythonFile(MemberRules):
         if kind == "set":
             return f"{scope}.{name}[setattr]"
         return f"{scope}.{name}" if scope else name
+
     def _shell_record(self, scope_name: str, own: ast.AST) -> tuple[str, set[tuple[str, str, str]]]:
         """A class's header as a dependency: its bases, keywords and decorators, and where the class is bound."""
         scope = self.scopes[scope_name]
@@ -253,6 +255,7 @@ class PythonFile(MemberRules):
         if not record:
             record = ["unbound", scope.stars if scope.kind == "module" else []]
         return json.dumps(record), reads
+
     def dependencies(self, qualname: str, rule: str = "precise") -> dict[str, str]:
         """Every dependency of a symbol: label -> canonical text of its binding record (see the module docstring).
 

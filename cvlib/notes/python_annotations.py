@@ -41,6 +41,7 @@ class AnnotationRules(FileClasses):
                 if root is not None:
                     found |= {id(n) for n in ast.walk(root)}
         return found
+
     def _unseen_annotation_nodes(self, node: ast.AST) -> set[int]:
         """Ids of the nodes inside annotations under a def that no code of the file evaluates into behaviour or reads.
 
@@ -58,6 +59,7 @@ class AnnotationRules(FileClasses):
                 roots += [a.annotation for a in _all_args(sub) if a.annotation is not None]
                 roots += [sub.returns] if sub.returns is not None else []
         return {id(n) for root in roots for n in ast.walk(root)}
+
     def _annotations_unread(self) -> bool:
         """Whether no code of this file can read the annotations of a def (precise rule).
 
@@ -85,6 +87,7 @@ class AnnotationRules(FileClasses):
                     named.add(sub.value)
             self._unread = not (named & _ANNOTATION_READERS)
         return self._unread
+
     def _inert_signature(self, node: ast.AST) -> bool:
         """Whether the annotations of a def (or of a class body) can change nothing that the file's code does (precise rule).
 
@@ -119,6 +122,7 @@ class AnnotationRules(FileClasses):
                                       and (self._future_annotations() or self._safely_evaluated(node, scope))
                                       and all(self._inert_decorator(d, scope) for d in node.decorator_list))
         return self._inert_cache[key]
+
     def _safely_evaluated(self, node: ast.AST, scope: _Scope) -> bool:
         """Whether evaluating each parameter and return annotation of a def runs no code of the file and has no effect.
 
@@ -154,6 +158,7 @@ class AnnotationRules(FileClasses):
                 if operand and not self._plain_operand(sub.id, scope):
                     return False
         return True
+
     def _plain_operand(self, name: str, scope: _Scope) -> bool:
         """A name whose object an annotation may subscript, combine or take attributes of without running the file's code."""
         where, binding = self._binding_seen(name, scope, lookup=True)
@@ -165,6 +170,7 @@ class AnnotationRules(FileClasses):
             return True
         target = self._module_class(name) if where is self.module else None
         return target is not None and self._plain(target) and "__class_getitem__" not in target.bindings
+
     def _inert_decorator(self, expr: ast.AST, scope: _Scope) -> bool:
         """Whether a decorator leaves the annotations of what it decorates unread.
 
@@ -192,12 +198,14 @@ class AnnotationRules(FileClasses):
             if where is self.module and binding is not None and isinstance(binding.node, _FUNC_TYPES):
                 return self._inert_decorator_function(binding.node)
         return False
+
     def _property_part(self, expr: ast.AST, name: str, scope: _Scope) -> bool:
         """``@property`` (the builtin) or ``@name.setter``/``getter``/``deleter``: how a property of the class is built."""
         if isinstance(expr, ast.Attribute):
             return (expr.attr in ("setter", "getter", "deleter") and isinstance(expr.value, ast.Name)
                     and expr.value.id == name)
         return self._stdlib_name(expr, scope) == "builtins.property"
+
     def _inert_decorator_function(self, func: ast.AST) -> bool:
         """A decorator of the file that uses the function it is given only in ways that never read its annotations."""
         assert isinstance(func, _FUNC_TYPES)

@@ -30,6 +30,7 @@ class FileClasses(SymbolTable):
         """The ``__future__`` features the module imports, sorted."""
         return sorted({a.name for stmt in self.tree.body if isinstance(stmt, ast.ImportFrom) and stmt.module == "__future__"
                        for a in stmt.names})
+
     def _runs_on_get_only(self, binding: _Binding) -> bool:
         """A plain ``def`` or a ``@property`` getter: code that setting the attribute never runs."""
         node = binding.node
@@ -39,6 +40,7 @@ class FileClasses(SymbolTable):
         return not node.decorator_list or (property_free and len(node.decorator_list) == 1
                                            and isinstance(node.decorator_list[0], ast.Name)
                                            and node.decorator_list[0].id == "property")
+
     def _all_local_bases(self, cls: _Scope, depth: int = 0) -> list[_Scope]:
         """Bases of the file, transitively."""
         out = []
@@ -47,6 +49,7 @@ class FileClasses(SymbolTable):
             if depth < 20:
                 out += self._all_local_bases(base, depth + 1)
         return out
+
     def _own_class_names(self, cls: _Scope) -> dict[str, _Scope]:
         """Module-level classes enclosing a method, by name (``Runner.x`` inside ``Runner`` reads one member)."""
         out: dict[str, _Scope] = {}
@@ -56,11 +59,13 @@ class FileClasses(SymbolTable):
                 out[current.node.name] = current  # type: ignore[union-attr]
             current = current.parent
         return out
+
     def _narrows(self, scope: _Scope, node: ast.AST) -> bool:
         """Whether reads of module-level classes by this def are narrowed to what each use needs."""
         if self._rule != "precise" or not isinstance(node, _FUNC_TYPES):
             return False
         return not (scope.kind == "class" and self.fallback_reason_of(scope, node))
+
     def _module_class(self, name: str) -> _Scope | None:
         """The class a module-level name is bound to, when its one binding is a ``class`` statement."""
         bindings = self.module.bindings.get(name, [])
@@ -68,6 +73,7 @@ class FileClasses(SymbolTable):
             return None
         scope = self.scopes[name]
         return scope if scope.kind == "class" and scope.node is bindings[0].node else None
+
     def _plain(self, cls: _Scope, depth: int = 0) -> bool:
         """A class whose construction and attributes this file shows whole.
 
@@ -92,6 +98,7 @@ class FileClasses(SymbolTable):
             elif not (base.id in _BUILTIN_TYPES and base.id not in self.module.bindings and not self.module.stars):
                 return False
         return True
+
     def _parents(self, node: ast.AST) -> dict[int, ast.AST]:
         key = id(node)
         if key not in self._parent_cache:
@@ -101,6 +108,7 @@ class FileClasses(SymbolTable):
                     parents[id(child)] = sub
             self._parent_cache[key] = parents
         return self._parent_cache[key]
+
     def _fate(self, call: ast.AST, node: ast.AST, parents: dict[int, ast.AST]) -> set[str] | None:
         """Attributes used on a new instance (``Cls(...)``), or None when the instance escapes the code.
 
@@ -130,6 +138,7 @@ class FileClasses(SymbolTable):
                     return None
             return attrs
         return None
+
     def _binding_seen(self, name: str, scope: _Scope, lookup: bool = False) -> tuple[_Scope | None, _Binding | None]:
         """Where a name read in ``scope`` is bound, as Python looks it up, and its one binding there.
 
@@ -156,6 +165,7 @@ class FileClasses(SymbolTable):
                     return where, None
             where, first = where.parent, False
         return None, None
+
     def _stdlib_name(self, expr: ast.AST, scope: _Scope) -> str | None:
         """``module.name`` of a standard library object an expression names through an import, or a builtin's.
 
@@ -180,6 +190,7 @@ class FileClasses(SymbolTable):
                 if alias.asname or "." not in alias.name:
                     return f"{alias.name}.{expr.attr}"
         return None
+
     def _assignment_item(self, cls: _Scope, method: str, attr: str) -> tuple[str, str, str]:
         """The slice of ``cls.method`` that sets ``self.attr`` (the whole method where slicing is not safe)."""
         bindings = cls.bindings.get(method, [])
@@ -188,6 +199,7 @@ class FileClasses(SymbolTable):
             if _first_param(node) is not None and not self.fallback_reason_of(cls, node):
                 return ("sets", cls.qualname, f"{method} {attr}")
         return ("m", cls.qualname, method)
+
     def fallback_reason(self, qualname: str) -> str:
         """Why the precise rule falls back to the wide one for this method ('' when it does not, or not a method).
 
@@ -207,14 +219,17 @@ class FileClasses(SymbolTable):
         if sym.kind != "method":
             return ""
         return self.fallback_reason_of(sym.scope, sym.node)
+
     def fallback_reason_of(self, cls: _Scope, method: ast.AST) -> str:
         """:meth:`fallback_reason` for a method node of class scope ``cls``."""
         key = id(method)
         if key not in self._fallbacks:
             self._fallbacks[key] = self._class_fallback(cls) or _method_fallback(method, self._module_functions())
         return self._fallbacks[key]
+
     def _module_functions(self) -> set[str]:
         return {name for name, bs in self.module.bindings.items() if any(b.kind in ("def", "class") for b in bs)}
+
     def _descriptor_classes(self) -> set[str]:
         """Classes of this file that define ``__get__``, ``__set__`` or ``__delete__``."""
         found = set()
@@ -222,6 +237,7 @@ class FileClasses(SymbolTable):
             if scope.kind == "class" and any(n in scope.bindings for n in ("__get__", "__set__", "__delete__")):
                 found.add(scope.node.name)  # type: ignore[union-attr]
         return found
+
     def _class_fallback(self, cls: _Scope, depth: int = 0) -> str:
         """A reason found on the class itself or on a base of the file: metaclass, decorator, dynamic attributes, descriptor."""
         node = cls.node
@@ -247,6 +263,7 @@ class FileClasses(SymbolTable):
                 if reason:
                     return reason
         return ""
+
     def _abc_meta(self, expr: ast.AST) -> bool:
         """Whether a metaclass expression is the standard library's ``abc.ABCMeta`` (precise rule).
 
@@ -276,6 +293,7 @@ class FileClasses(SymbolTable):
             return (isinstance(stmt, ast.ImportFrom) and stmt.module == module and not stmt.level
                     and [a.name for a in stmt.names] == [attr])
         return isinstance(stmt, ast.Import) and [a.name for a in stmt.names] == [module]
+
     def _class_binds(self, cls: _Scope, name: str, depth: int = 0, declared: bool = True) -> bool:
         """Whether ``cls`` or a base defined in this module binds ``name`` at class level.
 
@@ -288,10 +306,12 @@ class FileClasses(SymbolTable):
         if bindings and (declared or not (all(_declaration(b) for b in bindings) and self._inert_annotations(cls))):
             return True
         return depth < 20 and any(self._class_binds(base, name, depth + 1, declared) for base in self._local_bases(cls))
+
     def _future_annotations(self) -> bool:
         """Whether the module starts with ``from __future__ import annotations``."""
         return any(isinstance(stmt, ast.ImportFrom) and stmt.module == "__future__"
                    and any(a.name == "annotations" for a in stmt.names) for stmt in self.tree.body)
+
     def _inert_annotations(self, cls: _Scope) -> bool:
         """Whether the class-level annotations of ``cls`` cannot change what its code does (precise rule).
 
@@ -307,6 +327,7 @@ class FileClasses(SymbolTable):
         is any other code of another module.
         """
         return self._rule == "precise" and self._future_annotations() and cls.node is not None and self._plain(cls)
+
     def _local_bases(self, cls: _Scope) -> list[_Scope]:
         """Base classes of ``cls`` that are classes defined at this module's top level."""
         node = cls.node
@@ -315,6 +336,7 @@ class FileClasses(SymbolTable):
             if isinstance(base, ast.Name) and base.id in self.scopes and self.scopes[base.id].kind == "class":
                 bases.append(self.scopes[base.id])
         return bases
+
     def _local_subclasses(self, cls: _Scope) -> list[_Scope]:
         """Classes of this file's top level that name ``cls`` among their bases (directly)."""
         return [scope for scope in self.scopes.values()

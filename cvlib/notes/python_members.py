@@ -98,6 +98,7 @@ class MemberRules(CodeReads):
         if scope.kind == "class":
             out.add(("shell", scope.qualname, ""))
         return out
+
     def _method_extras(self, cls: _Scope, method: ast.AST) -> set[tuple[str, str, str]]:
         """What a method reads of its class, by the rule in force (and the wide rule where precision is defeated).
 
@@ -114,6 +115,7 @@ class MemberRules(CodeReads):
         if reason:
             return self._wide_extras(cls, method) | {_member_of_class(b) for b in self._all_local_bases(cls)}
         return self._precise_extras(cls, method)
+
     def _settable_members(self, cls: _Scope) -> set[tuple[str, str, str]]:
         """What ``setattr(self, name, v)`` with any name may run: every class-level binding but plain functions.
 
@@ -135,6 +137,7 @@ class MemberRules(CodeReads):
             out |= {("set", scope.qualname, name) for name, bindings in scope.bindings.items()
                     if not all(isinstance(b.node, _FUNC_TYPES) and not b.node.decorator_list for b in bindings)}
         return out
+
     def _wide_extras(self, cls: _Scope, method: ast.AST) -> set[tuple[str, str, str]]:
         """The wide rule: a method reads its class's header and attributes, and every ``self.x`` it uses or sets."""
         out: set[tuple[str, str, str]] = {("shell", cls.qualname, "")}
@@ -155,6 +158,7 @@ class MemberRules(CodeReads):
                   and sub.value.func.id == "super"):
                 out |= {("m", base.qualname, sub.attr) for base in self._local_bases(cls)}
         return out
+
     def _precise_extras(self, cls: _Scope, method: ast.AST) -> set[tuple[str, str, str]]:
         """The precise rule: the class header and the members the method names.
 
@@ -186,6 +190,7 @@ class MemberRules(CodeReads):
         if first is not None:
             out |= self._bare_first_uses(cls, method, first)
         return out
+
     def _bare_first_uses(self, cls: _Scope, method: ast.AST, first: str) -> set[tuple[str, str, str]]:
         """``self``/``cls`` used as a value: the special methods that the operation on it calls.
 
@@ -250,6 +255,7 @@ class MemberRules(CodeReads):
         if escapes and cls.parent is not None:
             out.add(_member_of_class(cls))
         return out
+
     def _base_reads(self, parent: _Scope, node: ast.ClassDef) -> set[tuple[str, str, str]]:
         """What a class header's bases need: a base of the file with no fallback counts by its header.
 
@@ -267,6 +273,7 @@ class MemberRules(CodeReads):
             else:
                 out |= {self._resolve(parent, n) for n in _loaded_names(base)}
         return out
+
     def _dynamic_setters(self, cls: _Scope) -> list[str]:
         """Methods of a class that may set any attribute (``setattr(self, ...)``, ``self.__dict__``, ``vars(self)``)."""
         if cls.qualname not in self._setters_cache:
@@ -278,6 +285,7 @@ class MemberRules(CodeReads):
                         break
             self._setters_cache[cls.qualname] = sorted(out)
         return self._setters_cache[cls.qualname]
+
     def _slice_record(self, cls: _Scope, method: str, attr: str) -> tuple[str, set[tuple[str, str, str]]]:
         """Canonical text and reads of the statements of ``cls.method`` that can decide ``self.attr``.
 
@@ -328,6 +336,7 @@ class MemberRules(CodeReads):
         reads.add(("shell", cls.qualname, ""))
         self._slice_cache[key] = (text, frozenset(reads))
         return text, reads
+
     def _setter_closure(self, cls: _Scope, attr: str) -> set[str]:
         """Names of the methods of the class (or its file's bases and subclasses) that set ``self.attr``, or call one through ``self``."""
         if (cls.qualname, attr) in self._closure_cache:

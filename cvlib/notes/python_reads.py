@@ -33,6 +33,7 @@ class CodeReads(AnnotationRules):
                 self._canon_cache[key] = (_behaviour_canon(node, bare=self._inert_signature) if self._rule == "precise"
                                           else canon(node))
         return self._canon_cache[key]
+
     def _absolute_import(self, node: ast.ImportFrom) -> ast.ImportFrom:
         """``from .base import X`` in ``pkg/sub/mod.py`` as ``from pkg.sub.base import X`` (precise rule).
 
@@ -54,6 +55,7 @@ class CodeReads(AnnotationRules):
         base = package[:len(package) - node.level + 1]
         module = ".".join(base + ([node.module] if node.module else []))
         return ast.ImportFrom(module=module, names=node.names, level=0)
+
     def _read_globals(self, node: ast.AST) -> set[str]:
         """:meth:`_globals_of`, less (precise rule) names read only in annotations Python never evaluates."""
         names = self._globals_of(node)
@@ -69,6 +71,7 @@ class CodeReads(AnnotationRules):
         only_there = {sub.id for sub in ast.walk(node) if isinstance(sub, ast.Name) and id(sub) in skipped} - elsewhere
         self._read_cache[id(node)] = names - only_there
         return self._read_cache[id(node)]
+
     def _globals_of(self, node: ast.AST) -> set[str]:
         """Module-level (or builtin) names read or written by a def/class body, nested scopes included."""
         table = None if self._tables is None else self._tables.get((node.name, node.lineno))  # type: ignore[attr-defined]
@@ -83,6 +86,7 @@ class CodeReads(AnnotationRules):
                     names.add(sym.get_name())
             stack.extend(current.get_children())
         return names
+
     def _resolve(self, scope: _Scope, name: str) -> tuple[str, str, str]:
         """The dependency item a name read in ``scope`` refers to."""
         if scope.kind == "class":
@@ -95,6 +99,7 @@ class CodeReads(AnnotationRules):
                 current = current.parent
             return ("m", "", name)
         return ("m", "", name)
+
     def _compiles_code(self, node: ast.AST) -> bool:
         """Whether code calls the builtin ``compile``, ``exec`` or ``eval``, which compile with this module's ``__future__`` features.
 
@@ -107,6 +112,7 @@ class CodeReads(AnnotationRules):
         """
         return any(isinstance(sub, ast.Call) and isinstance(sub.func, ast.Name) and sub.func.id in _COMPILERS
                    and sub.func.id not in self.module.bindings and not self.module.stars for sub in ast.walk(node))
+
     def _drops_own_class(self, cls: _Scope, method: ast.AST) -> set[str]:
         """Names of enclosing classes that the method uses only as ``Name.attr`` (their whole body is not read)."""
         own = self._own_class_names(cls)
@@ -122,6 +128,7 @@ class CodeReads(AnnotationRules):
         outer += [d for d in args.defaults + args.kw_defaults if d is not None]
         bare |= {n for n in _loaded_names(*outer) if n in own}
         return set(own) - bare
+
     def _class_uses(self, node: ast.AST, name: str, cls: _Scope, own: bool) -> set[tuple[str, str, str]] | None:
         """What a def's uses of module-level class ``name`` need, or None for the whole class.
 
@@ -173,6 +180,7 @@ class CodeReads(AnnotationRules):
                 continue
             return None
         return out
+
     def _narrow_classes(self, node: ast.AST, names: set[str], dropped: set[str],
                         cls: _Scope | None) -> tuple[set[str], set[tuple[str, str, str]]]:
         """Module-level class names a def reads that can be replaced by what their uses need."""

@@ -60,11 +60,14 @@ class SymbolTable:
         located = cast(ast.stmt, node)  # a symbol is bound by a statement, which has lines
         first = min([located.lineno] + [d.lineno for d in decorators])
         self.symbols.append(PySymbol(qualname, name, kind, node, scope, first, located.end_lineno or located.lineno))
+
     def _bind(self, scope: _Scope, name: str, kind: str, node: ast.AST, ctx: str, ctx_nodes: tuple[ast.AST, ...]) -> None:
         scope.bindings.setdefault(name, []).append(_Binding(kind, node, ctx, ctx_nodes))
+
     def _walk(self, body: list[ast.stmt], scope: _Scope, ctx: str, ctx_nodes: tuple[ast.AST, ...]) -> None:
         for stmt in body:
             self._statement(stmt, scope, ctx, ctx_nodes)
+
     def _statement(self, stmt: ast.stmt, scope: _Scope, ctx: str, ctx_nodes: tuple[ast.AST, ...]) -> None:
         assignable = scope.kind != "function"
         if isinstance(stmt, _FUNC_TYPES):
@@ -114,6 +117,7 @@ class SymbolTable:
                 for name, node in binds:
                     self._bind(scope, name, "block", node, ctx + "/" + head, ctx_nodes + exprs)
                 self._walk(body, scope, ctx + "/" + head, ctx_nodes + exprs)
+
     def _collect_self_attributes(self, scope: _Scope, cls: ast.ClassDef) -> None:
         """Which methods assign ``self.x`` (so a read of ``self.x`` depends on them)."""
         for stmt in _flat_body(cls.body):
@@ -125,6 +129,7 @@ class SymbolTable:
                     if (isinstance(sub, ast.Attribute) and isinstance(sub.value, ast.Name) and sub.value.id == first
                             and isinstance(sub.ctx, (ast.Store, ast.Del))):
                         scope.self_assigned.setdefault(sub.attr, set()).add(stmt.name)
+
     def _global_rebinds(self) -> None:
         """A function that declares ``global x`` and binds it rebinds the module's ``x``."""
         for scope in list(self.scopes.values()):
@@ -137,6 +142,7 @@ class SymbolTable:
                 if any(isinstance(sub, ast.Name) and sub.id == name and isinstance(sub.ctx, (ast.Store, ast.Del))
                        for sub in ast.walk(scope.node)):
                     self._bind(self.module, name, f"global in {scope.qualname}", scope.node, "", ())
+
     def _symtables(self) -> dict[tuple[str, int], symtable.SymbolTable] | None:
         try:
             top = symtable.symtable(self.source, self.path, "exec")
@@ -149,6 +155,7 @@ class SymbolTable:
             found.setdefault((table.get_name(), table.get_lineno()), table)
             stack.extend(table.get_children())
         return found
+
     def symbol(self, qualname: str) -> PySymbol | None:
         """The symbol with this qualified name, or None."""
         for sym in self.symbols:

@@ -142,6 +142,7 @@ class RustFile(RustItems):
                 return ("m", current.prefix, name)
             current = current.parent
         return None
+
     def _reads(self, node: Any, module: _Module, owner: str | None) -> set[tuple[str, str, str]]:
         """Items of the file a subtree names (see the module docstring)."""
         out: set[tuple[str, str, str]] = set()
@@ -188,6 +189,7 @@ class RustFile(RustItems):
         if "*" in module.bindings:
             out.add(("m", module.prefix, "*"))
         return out
+
     def _label(self, item: tuple[str, str, str]) -> str:
         kind, scope, name = item
         if kind in ("t", "tl"):
@@ -205,6 +207,7 @@ class RustFile(RustItems):
         if kind == "g":
             return "macro invocations among the items"
         return f"{scope}{name}" if name != "*" else f"{scope}* (glob imports)"
+
     def _record(self, item: tuple[str, str, str], own: tuple[int, int, str]) -> tuple[str, set[tuple[str, str, str]]]:
         kind, scope, name = item
         reads: set[tuple[str, str, str]] = set()
@@ -269,6 +272,7 @@ class RustFile(RustItems):
             reads |= self._reads(b.node, module, name if b.kind in _TYPE_ITEMS else None)
             reads |= {r for a in b.attrs for r in self._reads(a, module, None)}
         return json.dumps(record or ["unbound"]), reads
+
     def _use_target(self, text: str, module: _Module) -> set[tuple[str, str, str]]:
         """The item of this file a ``use`` names (``use inner::deep``, ``use crate::a::B as C``), if any."""
         path = text.removeprefix("use ").split(" as ")[0]
@@ -289,6 +293,7 @@ class RustFile(RustItems):
             if current is None:
                 return set()
         return {("m", current.prefix, segments[-1])} if segments[-1] in current.bindings else set()
+
     def _reads_header(self, header: tuple[Any, _Module], skip_owner: bool = False) -> set[tuple[str, str, str]]:
         node, module = header
         body = node.child_by_field_name("body")
@@ -303,18 +308,21 @@ class RustFile(RustItems):
                 continue
             out |= self._reads(child, module, None)
         return out
+
     def _type_module(self, module: _Module, owner: str) -> _Module | None:
         """The module whose binding of ``owner`` a member of ``module`` sees (None: not in this file)."""
         found = self._lookup(module, owner)
         if found is None:
             return None
         return self._modules.get(found[1])
+
     def _type_items(self, owner: str) -> tuple[_Module | None, list[_Item]]:
         for ms in self.members.get(owner, []):
             mod = self._type_module(ms.module, owner)
             if mod is not None:
                 return mod, [b for b in mod.bindings.get(owner, []) if b.kind in _TYPE_ITEMS]
         return None, []
+
     def _field_record(self, owner: str, field: str) -> tuple[str, set[tuple[str, str, str]]]:
         """The declarations of field ``field`` in the file's definitions of ``owner`` (and what they name)."""
         module, items = self._type_items(owner)
@@ -331,6 +339,7 @@ class RustFile(RustItems):
             if _names_self(decl):
                 reads.add(("m", module.prefix, owner))
         return json.dumps(record or ["unbound"]), reads
+
     def _type_header_record(self, owner: str) -> tuple[str, set[tuple[str, str, str]]]:
         """A type's definitions without their fields or variants: attributes, visibility, name, generics, where clause."""
         module, items = self._type_items(owner)
@@ -348,6 +357,7 @@ class RustFile(RustItems):
                     reads |= self._reads(child, module, owner)
             reads |= {r for a in item.attrs for r in self._reads(a, module, None)}
         return json.dumps(record or ["unbound"]), reads
+
     def _member_reads(self, m: _Member, owner: str) -> tuple[set[tuple[str, str, str]], tuple[str, ...]]:
         """What a member's code reads under the precise rule, and why it needs its type whole (if it does)."""
         key = _key(m.node)
@@ -379,8 +389,10 @@ class RustFile(RustItems):
         out = (reads, tuple(dict.fromkeys(reasons)))
         self._precise[key] = out
         return out
+
     def _module_of(self, sym: _RSym) -> _Module:
         return sym.module
+
     def dependencies(self, qualname: str, rule: str = "precise") -> dict[str, str]:
         """Every dependency of a symbol: label -> canonical text (see the module docstring).
 
@@ -427,10 +439,12 @@ class RustFile(RustItems):
             label = self._label(item)
             self.depths[label] = min(depth[item], self.depths.get(label, depth[item]))
         return {self._label(item): done[item] for item in sorted(done)}
+
     def dependency_depths(self, qualname: str) -> dict[str, int]:
         """Label -> distance from the symbol in the dependency graph (0: its own binding)."""
         self.dependencies(qualname)
         return dict(self.depths)
+
     def fallback_reason(self, qualname: str) -> str:
         """Why the precise rule counts a method's type whole, as the wide rule does; ``""`` if it does not.
 
@@ -455,7 +469,6 @@ class RustFile(RustItems):
                 reasons = self._member_reads(m, sym.owner)[1]
                 return min(reasons, key=FALLBACK_REASONS.index) if reasons else ""
         return ""
-
 
 
 #: Rust in the gate's registry of languages (:mod:`cvlib.notes.languages`), for ``.rs`` files read with tree-sitter

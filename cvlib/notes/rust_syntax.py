@@ -242,6 +242,7 @@ def _inert_attribute(item: Any) -> bool:
         return head[0] in INERT_SPELLINGS
     return head[0] in _INERT_TOOLS
 
+
 #: Standard macros whose arguments are expressions, so ``self.x`` in their tokens is a field read and ``self.m(..)`` a call.
 _EXPRESSION_MACROS = frozenset({
     "assert", "assert_eq", "assert_ne", "debug_assert", "debug_assert_eq", "debug_assert_ne", "format", "format_args",

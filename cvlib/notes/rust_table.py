@@ -96,12 +96,14 @@ class RustItems:
         self._rule = "precise"
         self._precise: dict[tuple[int, int, str], tuple[set[tuple[str, str, str]], tuple[str, ...]]] = {}
         self._owner_of_label = {m.label: owner for owner, ms in self.members.items() for m in ms}
+
     def _add(self, qualname: str, name: str, kind: str, node: Any, attrs: tuple[Any, ...], module: _Module,
              owner: str | None = None, enclosing: Any = None) -> None:
         self._seen[qualname] = self._seen.get(qualname, 0) + 1
         if self._seen[qualname] > 1:
             qualname = f"{qualname}#{self._seen[qualname]}"
         self.symbols.append(_RSym(qualname, name, kind, node, attrs, module, owner, enclosing))
+
     def _items(self, container: Any, module: _Module) -> None:
         attrs: list[Any] = []
         for child in container.named_children:
@@ -115,8 +117,10 @@ class RustItems:
                 continue
             self._item(child, tuple(attrs), module)
             attrs = []
+
     def _bind(self, module: _Module, name: str, item: _Item) -> None:
         module.bindings.setdefault(name, []).append(item)
+
     def _item(self, node: Any, attrs: tuple[Any, ...], module: _Module) -> None:
         kind = node.type
         name_node = node.child_by_field_name("name")
@@ -163,6 +167,7 @@ class RustItems:
             alias = node.child_by_field_name("alias")
             bound = _text(alias) if alias is not None else name
             self._bind(module, bound, _Item("extern crate", bound, node, attrs))
+
     def _body(self, header_node: Any, body: Any, owner: str, label: str, module: _Module, trait: bool,
               header_attrs: tuple[Any, ...] = ()) -> None:
         header = self._header_text(header_node)
@@ -190,6 +195,7 @@ class RustItems:
             if child.type == "function_item":
                 self._nested(child, qualname, module)
             attrs = []
+
     def _nested(self, fn: Any, qualname: str, module: _Module) -> None:
         body = fn.child_by_field_name("body")
         if body is None:
@@ -205,6 +211,7 @@ class RustItems:
                 continue
             else:
                 stack.extend(reversed(node.named_children))
+
     def canon(self, node: Any, skip: Any = None, omit: Any = None) -> str:
         """Comment-free, whitespace-free serialisation of a subtree (``skip``: a node written as its type only).
 
@@ -230,6 +237,7 @@ class RustItems:
         if skip is None and omit is None:
             self._canon[(_key(node), self._literal)] = out
         return out
+
     def _serialise(self, node: Any, skip: tuple[int, int, str] | None, omit: tuple[int, int, str] | None = None) -> str:
         if node.type in _COMMENTS:
             return ""
@@ -287,11 +295,14 @@ class RustItems:
             return f"{node.type}:{_text(node)}" if node.is_named else repr(node.type)
         inner = ",".join(p for p in (self._serialise(c, skip, omit) for c in node.children) if p)
         return f"{node.type}({inner})"
+
     def _attrs_text(self, attrs: Any) -> str:
         return "[" + ",".join(t for t in (self.canon(a) for a in attrs) if t) + "]"
+
     def _code(self, node: Any, attrs: tuple[Any, ...], skip_name: bool = False) -> str:
         skip = node.child_by_field_name("name") if skip_name else None
         return self._attrs_text(attrs) + self.canon(node, skip)
+
     def _bound_aliases(self) -> dict[str, tuple[str, ...]]:
         """The names of :data:`TYPE_ALIASES` that can only mean the crate's alias here, with the names it expands to.
 
@@ -312,6 +323,7 @@ class RustItems:
             if self._crate_only(crate, names):
                 allowed |= {n for n, (c, _) in TYPE_ALIASES.items() if c == crate}
         return {n: _ALIAS_NAMES[n] for n in sorted(allowed)}
+
     def _crate_only(self, crate: str, names: set[str]) -> bool:
         if self._item_macros:  # a macro invoked among the items may define any name
             return False
@@ -335,11 +347,13 @@ class RustItems:
                 return False
             stack.extend(current.children)
         return uses_crate
+
     def _header_text(self, node: Any) -> str:
         """An impl or trait without its body, as canonical text (the header's identity)."""
         body = node.child_by_field_name("body")
         parts = [self.canon(c) for c in node.children if c.type not in _COMMENTS and (body is None or _key(c) != _key(body))]
         return f"{node.type}(" + ",".join(parts) + ")"
+
     def _count(self, node: Any) -> int:
         count, stack = 0, [node]
         while stack:
@@ -350,6 +364,7 @@ class RustItems:
                 count += 1
             stack.extend(current.children)
         return count
+
     def rows(self) -> list[Symbol]:
         """Every symbol, hashed (see :mod:`cvlib.notes.anchors`)."""
         out = []

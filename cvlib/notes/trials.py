@@ -49,6 +49,7 @@ def _share(name: str, value: object) -> float:
         raise ParameterError(f"{name} must be a number between 0 and 1, got {value!r}")
     return float(value)
 
+
 TRIAL_COLUMNS: tuple[str, ...] = (
     "table", "study", "model", "arm", "rule_kind", "outcome", "unit", "count", "total", "published_percent", "status", "quote",
 )
