@@ -63,7 +63,7 @@ def toc_chapters(root: Path) -> list[str]:
 
 def _table(header: list[str], rows: list[list[str]], numeric: frozenset[int] = frozenset()) -> nodes.table:
     """A plain docutils table: one header row, text cells."""
-    table = nodes.table(classes=["execution-statistics"])
+    table = nodes.table(classes=["cvtable", "execution-statistics"])  # the compact style of the chapters' tables
     group = nodes.tgroup(cols=len(header))
     table += group
     for _ in header:
@@ -111,13 +111,14 @@ class ExecutionStatistics(SphinxDirective):
         total = sum(float(chapters[n]["seconds"]) for n in ran)
         out.append(nodes.paragraph(text=(
             f"{len(ran)} of the {len(listed)} executed chapters in the table of contents were run in this build "
-            f"folder, {total:.1f} s of kernel time in all (run side by side, so the wall-clock time was shorter)."
+            f"folder, {total:.1f} s of kernel time in all (run side by side, so the wall-clock time was shorter). "
+            "A chapter marked \"not run here\" was rendered from its committed executed notebook."
         )))
         rows = []
         for name in listed:
             entry = chapters.get(name)
             if entry is None:
-                rows.append([name, "—", "—", "not run here: rendered from the committed notebook"])
+                rows.append([name, "—", "—", "not run here"])
                 continue
             status = "ran" if entry.get("status") == "ok" else "FAILED"
             rows.append([name, f"{float(entry['seconds']):.1f}", entry.get("finished", "—"), status])
