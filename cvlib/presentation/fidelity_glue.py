@@ -99,7 +99,23 @@ def glue_values(values: Mapping[str, object]) -> None:
 
 
 def verdicts(prefix: str, findings: pd.DataFrame, survival: pd.DataFrame | None = None) -> dict[str, object]:
-    """Glue values for a findings table: ``{prefix}HOLDS_{KEY}`` ("holds"/"does not hold") and, with a survival table, ``{prefix}SURVIVES_{KEY}``."""
+    """Glue values for a findings table, each finding's verdict and, with a survival table, how many variations it survives.
+
+    Parameters
+    ----------
+    prefix
+        The chapter's glue prefix (``"F_A_"`` or ``"F_B_"``).
+    findings
+        :func:`~cvlib.fidelity.findings.findings_a` or :func:`~cvlib.fidelity.findings.findings_b`.
+    survival
+        Its :func:`~cvlib.fidelity.sensitivity.survival`, or None.
+
+    Returns
+    -------
+    dict
+        ``{prefix}HOLDS_{KEY}`` ("holds" or "does not hold") for each finding; with a survival table also
+        ``{prefix}SURVIVES_{KEY}``, ``{prefix}FLIPS_{KEY}``, and the counts ``ROBUST``, ``FINDINGS`` and ``VARIATIONS``.
+    """
     out: dict[str, object] = {}
     for key, holds in zip(findings["key"], findings["holds"]):
         out[f"{prefix}HOLDS_{key.upper()}"] = "holds" if holds else "does not hold"
@@ -117,7 +133,13 @@ def verdicts(prefix: str, findings: pd.DataFrame, survival: pd.DataFrame | None 
 
 
 def params_values() -> dict[str, object]:
-    """The book's choices that the chapters' prose names, as glue values (``F_P_...``)."""
+    """The book's choices that the chapters' prose names, as glue values (``F_P_...``).
+
+    Returns
+    -------
+    dict
+        Glue name to the choice's default in :mod:`cvlib.fidelity.params`.
+    """
     from cvlib.fidelity.params import default
 
     grid = default("compaction_grid")

@@ -69,5 +69,10 @@ def version_footer(*packages: str) -> None:
     ----------
     *packages
         As for :func:`version_line`.
+
+    Returns
+    -------
+    None
+        The line goes to standard output, the cell's only output.
     """
     print(version_line(*packages))

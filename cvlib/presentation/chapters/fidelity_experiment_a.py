@@ -37,6 +37,11 @@ def print_forms(forms: Mapping[str, Representation], names: Sequence[str] = SHOW
     names
         The forms to print, in order.
 
+    Returns
+    -------
+    None
+        The forms go to standard output, where the notebook shows them.
+
     Raises
     ------
     ParameterError

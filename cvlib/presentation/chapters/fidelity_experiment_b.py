@@ -37,7 +37,7 @@ __all__ = [
     "trace_values",
 ]
 
-#: The migration's probes the chapter tabulates: column title to (turn, object).
+#: The migration's probes the chapter tabulates, each column title with its (turn, object).
 MIGRATION_PROBES: dict[str, tuple[int, str]] = {
     "Turn 9 (declared)": (9, "migration"),
     "Turn 10 (undeclared)": (10, "migration"),

@@ -38,7 +38,7 @@ __all__ = [
     "texts",
 ]
 
-#: The named topologies' table: column to title.
+#: Titles of the named topologies' table, by column.
 NAMED_COLUMNS: dict[str, str] = {
     "label": "Topology",
     "total_steps": "Plan steps",
@@ -48,7 +48,7 @@ NAMED_COLUMNS: dict[str, str] = {
     "validity_aware_pfw": "Validity-aware doomed steps",
 }
 
-#: The grid's table: column to title.
+#: Titles of the grid's table, by column.
 GRID_COLUMNS: dict[str, str] = {
     "depth": "Depth",
     "branching_factor": "Branching",

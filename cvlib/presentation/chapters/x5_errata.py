@@ -60,7 +60,17 @@ _C_HEADLINE = "C completed (baseline / validity-aware)"
 
 
 def rule_name(rules: str) -> str:
-    """A rule set's name as the tables give it (the key itself when it is not one of :data:`RULES`)."""
+    """A rule set's name as the tables give it (the key itself when it is not one of :data:`RULES`).
+
+    Parameters
+    ----------
+    rules
+        A key of :data:`cvlib.experiments.errata.CORRECTIONS`, or any other name.
+
+    Returns
+    -------
+    str
+    """
     return RULES.get(rules, rules)
 
 
