@@ -23,8 +23,9 @@ from cvlib.core.executors import BASELINE, Policy, PolicyLike, PolicyRuns, polic
 from cvlib.core.law import predicted_pfw_masks
 from cvlib.core.validation import require_choice, require_int
 from cvlib.experiments.article import run_row
-from cvlib.scenarios.named import get_scenario, setup_scenario
+from cvlib.scenarios.named import get_scenario
 from cvlib.scenarios.random_plans import FALSE_ALARM, FAMILIES, REPLACE, family_mask_draws, random_setup
+from cvlib.scenarios.setup import run_setups
 from cvlib.scenarios.sizes import check_runs, random_plan_size
 
 if TYPE_CHECKING:
@@ -139,12 +140,13 @@ class Grid:
         list of dict
             The task number, the scenario, its parameters and :func:`~cvlib.experiments.article.run_row`.
         """
-        rows = []
-        for index in range(start, stop):
-            params = self.task(index)
-            run = setup_scenario(self.scenario, **params).run(policies=self.policies)
-            rows.append({"task": index, "scenario": self.scenario, **params, **run_row(run)})
-        return rows
+        definition = get_scenario(self.scenario)
+        tasks = [self.task(index) for index in range(start, stop)]
+        runs = run_setups([definition.run_input(**params) for params in tasks], policies=self.policies)
+        return [
+            {"task": index, "scenario": self.scenario, **params, **run_row(run)}
+            for index, params, run in zip(range(start, stop), tasks, runs)
+        ]
 
     def describe(self) -> dict[str, Any]:
         """The scenario, its parameter values and the executors' names, JSON-able (a resumed run must match it).
