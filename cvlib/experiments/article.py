@@ -174,7 +174,7 @@ def _grid_cells(configs: list[tuple[int, int, int]], seed: int) -> list[LaidOutR
     return [
         LaidOutRun(
             "D2",
-            template.params,  # not recorded: a grid row holds only the shape
+            {**template.params, "depth": d, "branching_factor": bf, "merge_factor": mf},
             columns,
             depth_at_risk,
             world,
