@@ -245,7 +245,10 @@ def article_pair(run: BitMaskRun) -> tuple[Counts, Counts]:
     if len(masks) == starts[-1]:
         return article_pair_small(masks, first_action, horizons, schedule, flat_cost, budget)
     starts = starts if type(starts) is list else list(starts)
-    return article_pair_runs(starts, masks, first_action, horizons, schedule, flat_cost, budget)
+    return (
+        _baseline_on_runs(starts, masks, first_action, schedule, flat_cost, budget),
+        _aware_on_runs(starts, masks, first_action, horizons, schedule, flat_cost, budget),
+    )
 
 
 def article_pair_small(

@@ -218,9 +218,9 @@ def _grid_rows(configs: list[tuple[int, int, int]], cells: list[LaidOutRun], run
         n, size = cell.columns.run_starts[-1], cell.closure_size
         predicted = predicted_pfw_columns(cell.columns, breaks)
         structure.append((d, bf, mf, n, size, 100.0 * size / n, cell.invalidation_depth, predicted))
-    executors = zip(*[column for _, column in per_policy])
+    executors_and_budget = zip(*[column for _, column in per_policy], [cell.budget for cell in cells])
     names = (*_GRID_STRUCTURE, *(name for name, _ in per_policy), "budget")
-    return Rows(names, tuple([(*s, *e, cell.budget) for s, e, cell in zip(structure, executors, cells)]))
+    return Rows(names, tuple([s + e for s, e in zip(structure, executors_and_budget)]))
 
 
 def depth_sweep(

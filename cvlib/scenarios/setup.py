@@ -311,8 +311,8 @@ class LaidOutRun:
         Closure -> mask already computed, shared by the runs of one sweep.
     """
 
-    __slots__ = ("name", "params", "columns", "at_risk", "budget", "_depth", "_size", "_breaks", "_masks", "_build",
-                 "_setup")
+    __slots__ = ("name", "params", "columns", "at_risk", "budget", "closure_size", "invalidation_depth", "_breaks",
+                 "_masks", "_build", "_setup")
 
     #: A laid-out run uses the article's rules unless a run asks for others.
     rules = None
@@ -340,8 +340,10 @@ class LaidOutRun:
         self.columns = columns
         self.at_risk = at_risk
         self.budget = starts[-1] + size + 1 if budget is None else budget  # compute_budget's rule
-        self._depth = depth_at_risk
-        self._size = size
+        #: The closure size of the fact at risk.
+        self.closure_size = size
+        #: The longest chain of steps resting on the fact at risk.
+        self.invalidation_depth = depth_at_risk
         self._breaks = breaks
         self._masks = None if world is None else mask_plan(world, columns, at_risk, self.budget, masks, size)
         self._build = build
@@ -408,16 +410,6 @@ class LaidOutRun:
         effective = self.effective_rules(rules)
         return self._masks if effective is ORIGINAL or effective.is_original else None
 
-    @property
-    def closure_size(self) -> int:
-        """The closure size of the fact at risk."""
-        return self._size
-
-    @property
-    def invalidation_depth(self) -> int:
-        """The longest chain of steps resting on the fact at risk."""
-        return self._depth
-
     def break_ticks(self) -> dict[str, int]:
         """For each fact that really breaks, the earliest tick.
 
@@ -437,9 +429,9 @@ class LaidOutRun:
         n = self.columns.run_starts[-1]
         return StructureSummary(
             total_steps=n,
-            closure_size=self._size,
-            exposed_pct=100.0 * self._size / n,
-            invalidation_depth=self._depth,
+            closure_size=self.closure_size,
+            exposed_pct=100.0 * self.closure_size / n,
+            invalidation_depth=self.invalidation_depth,
             predicted_baseline_pfw=predicted_pfw_columns(self.columns, self._breaks),
         )
 
