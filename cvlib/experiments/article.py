@@ -29,7 +29,7 @@ from cvlib.experiments.rows import Rows
 from cvlib.experiments.windows import outcomes_by_budget, published_budgets
 from cvlib.scenarios.generators import branching_columns
 from cvlib.scenarios.named import run_scenario, setup_scenario
-from cvlib.scenarios.setup import LaidOutRun, ScenarioRun, check_executor_names
+from cvlib.scenarios.setup import LaidOutRun, ScenarioRun, ScenarioSetup, check_executor_names
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -171,20 +171,16 @@ def _grid_cells(configs: list[tuple[int, int, int]], seed: int) -> list[LaidOutR
     )
     at_risk, breaks = template.at_risk, template.break_ticks()
     masks: dict[frozenset[str], int] = {}
+    build = partial(_shape_setup, seed)
     return [
-        LaidOutRun(
-            "D2",
-            {**template.params, "depth": d, "branching_factor": bf, "merge_factor": mf},
-            columns,
-            depth_at_risk,
-            world,
-            at_risk,
-            breaks,
-            partial(setup_scenario, "D2", depth=d, branching_factor=bf, merge_factor=mf, seed=seed),
-            masks=masks,
-        )
-        for (d, bf, mf), (columns, depth_at_risk) in zip(configs, branching_columns(configs, seed=seed))
+        LaidOutRun("D2", None, columns, depth_at_risk, world, at_risk, breaks, build, config, masks=masks)
+        for config, (columns, depth_at_risk) in zip(configs, branching_columns(configs, seed=seed))
     ]
+
+
+def _shape_setup(seed: int, depth: int, branching_factor: int, merge_factor: int) -> ScenarioSetup:
+    """The D2 setup of one shape of the grid, as a laid-out cell builds it when the loop asks."""
+    return setup_scenario("D2", depth=depth, branching_factor=branching_factor, merge_factor=merge_factor, seed=seed)
 
 
 #: The grid's columns before the executors', its three parameters and the structure :func:`run_row` starts with.

@@ -264,11 +264,14 @@ def _topology_layout(
         "budget": budget,
     }
 
-    def build() -> ScenarioSetup:
-        return _topology(depth, branching_factor, merge_factor, seed, change_tick, budget)
-
     world = plain_world(facts, events)
-    return LaidOutRun("D2", params, columns, depth_at_risk, world, "F1", {"F1": change_tick}, build, budget)
+    built_by = (depth, branching_factor, merge_factor, seed, change_tick, budget)
+    return LaidOutRun("D2", params, columns, depth_at_risk, world, "F1", {"F1": change_tick}, _build_topology, built_by,
+                      budget)
+
+
+def _build_topology(*args: Any) -> ScenarioSetup:
+    return _topology(*args)  # looked up when called, so the tests can watch it
 
 
 def _isolated_branches(

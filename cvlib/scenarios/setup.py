@@ -283,16 +283,18 @@ class LaidOutRun:
     by construction (the article's diamonds up to ten layers, without their
     graph): the structure summary and the bit masks are read from the columns,
     and the plan and fresh worlds come from the scenario's setup, built by
-    ``build`` the first time the loop needs them (another choice of executors,
-    other rules). Every number is the one the setup gives; the tests compare
+    ``build(*build_args)`` the first time the loop needs them (another choice
+    of executors, other rules). Every number is the one the setup gives; the tests compare
     them.
 
     Parameters
     ----------
     name : str
         The scenario's name.
-    params : mapping
-        The parameters that produced it, recorded with the run (as the setup records them).
+    params : mapping or None
+        The parameters that produced it, recorded with the run as the setup
+        records them; None reads them from the setup when asked (a sweep that
+        never records them need not make them).
     columns : RunColumns
         The plan in execution order under the article's rules.
     depth_at_risk : int
@@ -304,15 +306,17 @@ class LaidOutRun:
     breaks : dict of str to int
         The tick each fact really breaks (:meth:`ScenarioSetup.break_ticks`).
     build : callable
-        Builds the scenario's :class:`ScenarioSetup`, checked as always.
+        Builds the scenario's :class:`ScenarioSetup`, checked as always, from ``build_args``.
+    build_args : tuple
+        What ``build`` takes (the configuration, which a sweep already holds, rather than a closure per run).
     budget : int, optional
         The budget; None computes it (steps + closure of the fact at risk + 1).
     masks : dict, optional
         Closure -> mask already computed, shared by the runs of one sweep.
     """
 
-    __slots__ = ("name", "params", "columns", "at_risk", "budget", "closure_size", "invalidation_depth", "_breaks",
-                 "_masks", "_build", "_setup")
+    __slots__ = ("name", "columns", "at_risk", "budget", "closure_size", "invalidation_depth", "_params", "_breaks",
+                 "_masks", "_build", "_build_args", "_setup")
 
     #: A laid-out run uses the article's rules unless a run asks for others.
     rules = None
@@ -320,13 +324,14 @@ class LaidOutRun:
     def __init__(
         self,
         name: str,
-        params: Mapping[str, Any],
+        params: Mapping[str, Any] | None,
         columns: RunColumns,
         depth_at_risk: int,
         world: MaskedWorld | None,
         at_risk: str,
         breaks: dict[str, int],
-        build: Callable[[], ScenarioSetup],
+        build: Callable[..., ScenarioSetup],
+        build_args: tuple[Any, ...] = (),
         budget: int | None = None,
         masks: dict[frozenset[str], int] | None = None,
     ) -> None:
@@ -336,7 +341,7 @@ class LaidOutRun:
         else:
             size = sum([starts[r + 1] - starts[r] for r, closure in enumerate(closures) if at_risk in closure])
         self.name = name
-        self.params = params
+        self._params = params
         self.columns = columns
         self.at_risk = at_risk
         self.budget = starts[-1] + size + 1 if budget is None else budget  # compute_budget's rule
@@ -347,6 +352,7 @@ class LaidOutRun:
         self._breaks = breaks
         self._masks = None if world is None else mask_plan(world, columns, at_risk, self.budget, masks, size)
         self._build = build
+        self._build_args = build_args
         self._setup: ScenarioSetup | None = None
 
     def setup(self) -> ScenarioSetup:
@@ -357,8 +363,13 @@ class LaidOutRun:
         ScenarioSetup
         """
         if self._setup is None:
-            self._setup = self._build()
+            self._setup = self._build(*self._build_args)
         return self._setup
+
+    @property
+    def params(self) -> Mapping[str, Any]:
+        """The parameters that produced the run, as its setup records them."""
+        return self.setup().params if self._params is None else self._params
 
     @property
     def plan(self) -> PlanGraph:
