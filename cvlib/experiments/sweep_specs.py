@@ -242,7 +242,8 @@ class _DrawnPlan:
     and fresh worlds: the first time it asks, the plan's setup is built.
     """
 
-    __slots__ = ("spec", "index", "family", "closures", "first_action", "facts", "breaks", "events", "masks", "_setup")
+    __slots__ = ("spec", "index", "family", "closures", "first_action", "facts", "breaks", "events", "closure_size",
+                 "budget", "masks", "_setup")
 
     def __init__(self, spec: RandomFamily, index: int, draw: MaskDraw) -> None:
         family, closures, first_action, required, horizons, events, at_risk = draw
@@ -258,18 +259,12 @@ class _DrawnPlan:
         schedule = [(tick, k, code == REPLACE, code != FALSE_ALARM) for tick, k, code in sorted(events, key=_by_tick)]
         n = len(closures)
         size = sum(map((1 << at_risk).__and__, closures)) >> at_risk  # the steps whose closure holds the bit
-        self.masks = BitMaskRun(range(n + 1), closures, first_action, horizons, schedule, size + 1, n + size + 1)
+        #: The closure size of the fact at risk.
+        self.closure_size = size
+        #: Steps each executor may spend: steps + closure of the fact at risk + 1.
+        self.budget = n + size + 1
+        self.masks = BitMaskRun(range(n + 1), closures, first_action, horizons, schedule, size + 1, self.budget)
         self._setup: ScenarioSetup | None = None
-
-    @property
-    def closure_size(self) -> int:
-        """The closure size of the fact at risk."""
-        return self.masks.flat_cost - 1
-
-    @property
-    def budget(self) -> int:
-        """Steps each executor may spend: steps + closure of the fact at risk + 1."""
-        return self.masks.budget
 
     def _built(self) -> ScenarioSetup:
         if self._setup is None:
@@ -327,25 +322,25 @@ def _family_rows(plans: list[_DrawnPlan], runs: PolicyRuns) -> list[dict[str, An
     compares it with the baseline's PFW when the baseline ran.
     """
     names = runs.names
-    grouped = [(metric, [(policy_column(p, metric), runs.column(p, metric)) for p in names]) for metric in _FAMILY_METRICS]
-    keys = ["task", "family", "total_steps", "facts", "broken_facts", "events", "closure_size", "predicted_pfw"]
-    for metric, per_metric in grouped:
-        keys += [name for name, _ in per_metric]
-        if metric == "pfw":
-            keys.append("law_holds")
-    keys.append("budget")
-    columns = [column for _, per_metric in grouped for _, column in per_metric]
-    baseline = runs.column(BASELINE, "pfw") if BASELINE in names else None
-    pfw_count = len(names)
+    later = [(metric, p) for metric in _FAMILY_METRICS[1:] for p in names]
+    keys = (
+        "task", "family", "total_steps", "facts", "broken_facts", "events", "closure_size", "predicted_pfw",
+        *(policy_column(p, "pfw") for p in names),
+        "law_holds",
+        *(policy_column(p, metric) for metric, p in later),
+        "budget",
+    )
+    pfw = list(zip(*[runs.column(p, "pfw") for p in names]))
+    rest = list(zip(*[runs.column(p, metric) for metric, p in later]))
+    baseline = names.index(BASELINE) if BASELINE in names else None
     rows = []
     for i, plan in enumerate(plans):
         predicted = predicted_pfw_masks(plan.closures, plan.first_action, plan.breaks)
-        values = [plan.index, plan.family, len(plan.closures), plan.facts, len(plan.breaks), plan.events,
-                  plan.closure_size, predicted]
-        values += [column[i] for column in columns]
-        values.insert(8 + pfw_count, None if baseline is None else predicted == baseline[i])
-        values.append(plan.budget)
-        rows.append(dict(zip(keys, values)))
+        law = None if baseline is None else predicted == pfw[i][baseline]
+        rows.append(dict(zip(keys, (
+            plan.index, plan.family, len(plan.closures), plan.facts, len(plan.breaks), plan.events,
+            plan.closure_size, predicted, *pfw[i], law, *rest[i], plan.budget,
+        ))))
     return rows
 
 
