@@ -87,7 +87,10 @@ def test_phases_that_overrun_the_whole_are_shares_of_their_sum_and_the_overrun_i
     assert parts[-1].ms == 196.6 and parts[-1].name == "the phases together"
     assert "took 187.0 ms, 9.6 ms less" in parts[-1].what
     assert sum(p.share for p in parts[:-1]) == pytest.approx(100.0) and all(p.share >= 0 for p in parts)
-    assert "spread between runs" in chapter._balance(parts)
+    balance = chapter._balance(parts, 187.0)
+    assert "add up to 9.6 ms more" in balance and "since building plans is nearly all of the job" in balance
+    fits = chapter.breakdown_parts(_breakdown(30.0, {"plans": 10.0, "setup": 10.0, "executors": 9.0}), "chain")
+    assert chapter._balance(fits, 30.0) == "the calls between phases are the remaining 3.4 %"
 
 
 def test_shares_are_rounded_to_add_up_to_exactly_a_hundred() -> None:

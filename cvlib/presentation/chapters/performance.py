@@ -203,15 +203,21 @@ def breakdown_table(record: Mapping[str, Any], which: str = "grid") -> pd.DataFr
     return pd.DataFrame(rows).set_index("phase")
 
 
-def _balance(parts: Sequence[BreakdownPart]) -> str:
-    """The clause that says how a breakdown's parts make its total."""
+def _balance(parts: Sequence[BreakdownPart], whole_ms: float) -> str:
+    """The clause that says how a breakdown's parts make its total, and why when the phases overrun the whole job."""
     rest = [p for p in parts if p.phase == "remainder"]
     if rest:
         return f"the calls between phases are the remaining {fmt(rest[0].share, 'tenths')} %"
-    return (
-        "the phases, each timed alone, add up to more than the whole job timed in the same rounds: "
-        "the difference is spread between runs rather than a phase, so the shares are of the phases' sum"
+    total = parts[-1]
+    overrun = total.ms - whole_ms
+    top = max((p for p in parts[:-1] if p.part_of is None), key=lambda p: p.ms)
+    clause = (
+        f"the phases, each timed alone, add up to {fmt(overrun, 'tenths')} ms more than the whole job timed in the "
+        "same rounds: spread between runs rather than a phase"
     )
+    if overrun > total.ms - top.ms:
+        clause += f", larger than all the other phases together, since {top.name} is nearly all of the job"
+    return clause + "; so the shares are of the phases' sum, and no rest below zero is shown"
 
 
 def _breakdown_values(record: Mapping[str, Any], which: str) -> dict[str, Any]:
@@ -225,7 +231,7 @@ def _breakdown_values(record: Mapping[str, Any], which: str) -> dict[str, Any]:
     values[f"perf_{which}_breakdown_whole_ms"] = 1000 * b["whole_cpu_median_s"]
     values[f"perf_{which}_breakdown_total_ms"] = parts[-1].ms
     out = _shown(is_busy(record, b), values)
-    out[f"perf_{which}_balance"] = _balance(parts)
+    out[f"perf_{which}_balance"] = _balance(parts, 1000 * b["whole_cpu_median_s"])
     out[f"perf_{which}_breakdown_steps"] = b["steps"]
     if "size" in b:
         out[f"perf_{which}_size"] = b["size"]
