@@ -22,6 +22,7 @@ import csv
 import hashlib
 import json
 import sys
+from functools import partial
 from pathlib import Path
 from typing import NamedTuple
 
@@ -79,7 +80,7 @@ def sample(k: int = K, seed: str = SEED, folder: Path = HERE) -> list[SampleRow]
         for _, arm in pairs:
             arm_order.setdefault(arm, len(arm_order))
         for arm in dict.fromkeys(a for _, a in pairs):
-            tasks = sorted({t for t, a in pairs if a == arm}, key=lambda t, arm=arm: rank(t, arm, seed))
+            tasks = sorted({t for t, a in pairs if a == arm}, key=partial(rank, arm=arm, seed=seed))
             if len(tasks) < k:
                 raise SystemExit(f"{model}, arm {arm}: {len(tasks)} answers, fewer than k = {k}")
             rows.extend(SampleRow(model, t, arm, "yes") for t in tasks[:k])

@@ -1,0 +1,79 @@
+"""The hand audit of the notes trials (issue 35): the CSV's shape, its verdicts, and that it holds the drawn sample."""
+
+from __future__ import annotations
+
+import csv
+import importlib.util
+from collections import Counter
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+DATA = ROOT / "data" / "model_trials"
+AUDIT = DATA / "notes_audit.csv"
+VERDICTS = {"true_exact", "true_collateral", "stale", "unchanged", "other"}
+ARMS = {"control", "true_note", "stale_labelled", "stale_verify", "dependency_changed", "withheld"}
+MODELS = {"qwen2.5-coder-0.5b", "qwen2.5-coder-1.5b"}
+
+
+@pytest.fixture(scope="module")
+def draw() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("draw_notes_audit", DATA / "draw_notes_audit.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def rows(draw: ModuleType) -> list[dict[str, str]]:
+    with AUDIT.open(encoding="utf-8", newline="") as handle:
+        reader = csv.DictReader(handle)
+        assert tuple(reader.fieldnames or ()) == draw.COLUMNS == (
+            "model", "task", "arm", "drawn", "verdict", "collateral", "reason")
+        return list(reader)
+
+
+def test_the_drawn_rows_cover_both_models_and_all_six_arms_evenly(rows: list[dict[str, str]]) -> None:
+    drawn = [r for r in rows if r["drawn"] == "yes"]
+    assert {r["drawn"] for r in rows} <= {"yes", "no"}
+    assert len(drawn) >= 60
+    cells = Counter((r["model"], r["arm"]) for r in drawn)
+    assert set(cells) == {(m, a) for m in MODELS for a in ARMS}
+    assert max(cells.values()) - min(cells.values()) <= 1, cells
+
+
+def test_every_row_has_a_known_verdict_a_reason_and_its_collateral(rows: list[dict[str, str]]) -> None:
+    keys = [(r["model"], r["task"], r["arm"]) for r in rows]
+    assert len(keys) == len(set(keys)), "an answer is audited twice"
+    for row in rows:
+        where = f"{row['model']} {row['task']} {row['arm']}"
+        assert row["verdict"] in VERDICTS, f"{where}: verdict {row['verdict']!r}"
+        assert row["reason"].strip(), f"{where}: no reason"
+        if row["verdict"] == "true_collateral":
+            assert row["collateral"].strip(), f"{where}: true_collateral without the collateral changes"
+        if row["verdict"] in {"true_exact", "unchanged"}:
+            assert not row["collateral"].strip(), f"{where}: {row['verdict']} cannot have collateral changes"
+
+
+def test_the_rows_are_exactly_the_scripts_draw_and_extras_in_its_order(
+        draw: ModuleType, rows: list[dict[str, str]]) -> None:
+    sample = draw.sample()
+    assert [tuple(r[c] for c in draw.COLUMNS[:4]) for r in rows] == [tuple(s) for s in sample]
+    drawn = {(r["model"], r["task"], r["arm"]) for r in rows if r["drawn"] == "yes"}
+    assert drawn == {s[:3] for s in sample if s.drawn == "yes"}
+    extras = {(r["model"], r["task"], r["arm"]) for r in rows if r["drawn"] == "no"}
+    assert extras <= set(draw.EXTRAS)
+
+
+def test_the_draw_is_by_the_seed_and_not_by_the_recordings_order(draw: ModuleType) -> None:
+    drawn = [s for s in draw.sample() if s.drawn == "yes"]
+    other_seed = [s for s in draw.sample(seed="another seed") if s.drawn == "yes"]
+    assert drawn == [s for s in draw.sample() if s.drawn == "yes"]
+    assert {s[:3] for s in drawn} != {s[:3] for s in other_seed}
+    for model, arm in {(s.model, s.arm) for s in drawn}:
+        cell = sorted((s.task for s in drawn if (s.model, s.arm) == (model, arm)), key=lambda t: draw.rank(t, arm))
+        ranks = sorted(draw.rank(t, a) for t, a in draw.recordings()[model] if a == arm)
+        assert [draw.rank(t, arm) for t in cell] == ranks[:len(cell)]
