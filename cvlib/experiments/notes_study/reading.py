@@ -180,6 +180,7 @@ class _Function:
     resolved: tuple[str, ...]
     comments: tuple[tuple[str, str], ...]
     docstring: str
+    outside: tuple[str, ...] = ()
 
     @property
     def code(self) -> str:
@@ -292,7 +293,7 @@ def _comments(source: str) -> tuple[tuple[str, str], ...]:
 
 
 def _parse(code: str, name: str) -> tuple[_Function | None, str]:
-    """The function ``name`` in ``code`` (the only function, when renamed), or None and why."""
+    """The function ``name`` in ``code`` (the only function, when renamed) and its new name if renamed; or None and why."""
     try:
         tree = ast.parse(textwrap.dedent(code))
     except SyntaxError as err:
@@ -312,11 +313,13 @@ def _parse(code: str, name: str) -> tuple[_Function | None, str]:
         above.insert(0, all_lines[first])
     lines = tuple(statement_lines(node.body))
     docstring = ast.get_docstring(node, clean=True) or ""
-    renamed = node.name != name
-    if renamed:
-        node.name = name
+    new_name = node.name if node.name != name else ""
+    node.name = name
     source = "\n".join([*(line.strip() for line in above), source])
-    return _Function(node, lines, _resolved_lines(node), _comments(source), docstring), ("renamed" if renamed else "")
+    holder = [n for n in tree.body if n is node or (isinstance(n, ast.ClassDef) and node in ast.walk(n))]
+    outside = tuple(_header(n) if hasattr(n, "body") else ast.unparse(n) for n in tree.body if n not in holder)
+    function = _Function(node, lines, _resolved_lines(node), _comments(source), docstring, outside)
+    return function, new_name
 
 
 def _changes(before: tuple[str, ...], after: tuple[str, ...]) -> list[str]:
@@ -374,7 +377,8 @@ def read_answer(task: NotesTask, response: str, effect: StaleEffect | None = Non
     stale, _ = _parse(task.stale_edit.apply(task.excerpt), task.function_name)
     true, _ = _parse(task.true_edit.apply(task.excerpt), task.function_name)
     assert original is not None and stale is not None and true is not None  # the task file is checked on load
-    renamed = [f"renamed the function to `{note}`"] if note == "renamed" else []
+    renamed = [f"renamed the function to `{note}`"] if note else []
+    renamed += [f"added `{line}` outside the function" for line in answer.outside]
     if effect is None:
         added = Counter(stale.resolved) - Counter(original.resolved)
         removed = Counter(original.resolved) - Counter(stale.resolved)
