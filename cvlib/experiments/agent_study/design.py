@@ -202,7 +202,7 @@ def group_name(task: StudyTask, repeat: int) -> str:
     return f"{canonical(task.task.to_dict())} r{repeat}"
 
 
-def run_group(model: LanguageModel, task: StudyTask, repeat: int, threads: int = 1) -> list[str]:
+def run_group(model: LanguageModel, task: StudyTask, repeat: int, threads: int = 1, *, probes: bool = True) -> list[str]:
     """One task in one repeat: the four arms back to back, then (greedy repeat) each arm's probe; its JSON lines.
 
     Parameters
@@ -215,6 +215,8 @@ def run_group(model: LanguageModel, task: StudyTask, repeat: int, threads: int =
         The repeat.
     threads : int
         Threads of the runtime.
+    probes : bool
+        Put the competence probe after the arms in the greedy repeat (the benchmark of layouts leaves it out).
 
     Returns
     -------
@@ -231,7 +233,7 @@ def run_group(model: LanguageModel, task: StudyTask, repeat: int, threads: int =
         result = run_task(task.task, policy)
         lines += [r.to_json() for r in recorder.take({"run": result.to_dict()})]
         points[arm] = policy.probe_point
-    if repeat == 0:
+    if repeat == 0 and probes:
         probe = replace(PROBE_SETTINGS, threads=threads, grammar=probe_grammar(task_setup(task.task).plan.facts))
         for arm, point in points.items():
             if point is None:
