@@ -233,21 +233,15 @@ _MARKDOWN_PUNCTUATION = set("\\`*_{}[]<>()#+-.!|~$&:")
 def _cell(text: str) -> str:
     """Text for a Markdown table cell: one line, cut to a readable length, every Markdown character escaped.
 
-    Plain text rather than code, so a long message wraps within its column
-    on a phone as on a desktop. A zero-width space keeps ``--`` from being
+    Plain text rather than code, so a message wraps between its words; a long
+    word stays whole (the book's tables scroll inside their frame on a phone
+    rather than break words). A zero-width space keeps ``--`` from being
     typeset as a dash (``--max-steps`` must read as the option it is).
     """
-    text = " ".join(_breakable(word) for word in text.split()).replace("--", "-\u200b-")
+    text = " ".join(text.split()).replace("--", "-\u200b-")
     if len(text) > _SHOWN:
         text = text[: _SHOWN - 1] + "…"
     return "".join("\\" + c if c in _MARKDOWN_PUNCTUATION else c for c in text)
-
-
-def _breakable(word: str, every: int = 20) -> str:
-    """A long word with zero-width spaces in it, so one 60-character token cannot widen a column past the page."""
-    if len(word) <= every:
-        return word
-    return "\u200b".join(word[i : i + every] for i in range(0, len(word), every))
 
 
 def _status_words(case: Case, outcome: Outcome) -> str:

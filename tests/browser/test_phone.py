@@ -145,10 +145,7 @@ def on_phone(browser, site: str, built_html: Path, artifacts: Path):
 #: Pages whose table text is written with zero-width spaces inside long words (so they break there), by a
 #: generator this suite's owners do not own; each entry says what must change, and the xfail is strict, so the
 #: test reports the day it passes.
-BREAKS_WRITTEN_IN = {
-    "book/robustness": "cvlib.experiments.robustness._breakable puts a zero-width space every 20 characters of a "
-    "long word into book/robustness_table.md; with tables that scroll it should leave words whole",
-}
+BREAKS_WRITTEN_IN: dict[str, str] = {}
 
 
 def _table_word_cases() -> list:
