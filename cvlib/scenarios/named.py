@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from functools import lru_cache
 
+from cvlib.core.bitmasks import MaskedWorld
 from cvlib.core.errors import ParameterError
 from cvlib.core.events import Event, EventKind
 from cvlib.core.executors import PolicyLike, compute_budget
@@ -254,7 +255,6 @@ def _topology_layout(
 ) -> LaidOutRun:
     """One D2 run laid out by construction (:func:`~cvlib.scenarios.generators.branching_columns`), as :func:`_topology` builds it."""
     ((columns, depth_at_risk),) = generators.branching_columns([(depth, branching_factor, merge_factor)], seed=seed)
-    facts, events = (_fact("F1", "available"),), (_event(change_tick, "F1", EventKind.REPLACE, "unavailable"),)
     params = {
         "depth": depth,
         "branching_factor": branching_factor,
@@ -264,10 +264,16 @@ def _topology_layout(
         "budget": budget,
     }
 
-    world = plain_world(facts, events)
+    world = _topology_world(change_tick)
     built_by = (depth, branching_factor, merge_factor, seed, change_tick, budget)
     return LaidOutRun("D2", params, columns, depth_at_risk, world, "F1", {"F1": change_tick}, _build_topology, built_by,
                       budget)
+
+
+@lru_cache(maxsize=1024)
+def _topology_world(change_tick: int) -> MaskedWorld | None:
+    """D2's world on bits: its one fact, replaced at ``change_tick`` (the same for every shape)."""
+    return plain_world((_fact("F1", "available"),), (_event(change_tick, "F1", EventKind.REPLACE, "unavailable"),))
 
 
 def _build_topology(*args: Any) -> ScenarioSetup:
