@@ -96,3 +96,9 @@ def test_bad_variants_and_missing_refutations_are_refused() -> None:
     empty = Refutation(TASKS[0].id, "p", "1", refutation(TASKS[0].id).dependency, "", (), {}, note="not observable")
     with pytest.raises(ParameterError, match="no refuting test"):
         nd.refuting_context(empty)
+
+
+def test_the_recording_order_is_seeded_and_keeps_every_task() -> None:
+    order = nd.study_order(TASKS)
+    assert order == nd.study_order(list(reversed(TASKS)))  # the file's order does not matter
+    assert sorted(t.id for t in order) == sorted(t.id for t in TASKS) and order != sorted(TASKS, key=lambda t: t.id)

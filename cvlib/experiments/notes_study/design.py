@@ -51,6 +51,7 @@ __all__ = [
     "refuting_context",
     "run_notes_group",
     "study_prompt",
+    "study_order",
     "study_settings",
 ]
 
@@ -64,6 +65,25 @@ NOTES_STUDY_SEED = 20261203
 SAMPLED_TEMPERATURE = 0.7
 #: A refutable prompt is longer (the dependency and the test): twice the context of :data:`~.trials.SETTINGS`.
 REFUTABLE_SETTINGS = replace(SETTINGS, context_size=4096)
+
+
+def study_order(tasks: Sequence[NotesTask]) -> list[NotesTask]:
+    """The tasks in the order the study records them: shuffled with :data:`NOTES_STUDY_SEED` (a finished prefix is a random sample).
+
+    Parameters
+    ----------
+    tasks : sequence of NotesTask
+        The tasks, in file order.
+
+    Returns
+    -------
+    list of NotesTask
+    """
+    import random
+
+    ordered = sorted(tasks, key=lambda t: t.id)
+    random.Random(NOTES_STUDY_SEED).shuffle(ordered)
+    return ordered
 
 
 def refuting_context(refutation: Refutation) -> str:
