@@ -214,9 +214,9 @@ def paired_effects(runs: pd.DataFrame, contrasts: Sequence[tuple[str, str]] = CO
     pandas.DataFrame
         ``model``, ``contrast``, ``metric``, ``tasks``, ``mean``, ``low``, ``high``.
     """
-    import numpy as np
     import pandas as pd
-    from scipy.stats import bootstrap
+
+    from cvlib.experiments.paired import paired_effect
 
     if metric not in runs.columns:
         raise ParameterError(f"unknown metric {metric!r}; expected one of {', '.join(METRICS)}")
@@ -228,18 +228,12 @@ def paired_effects(runs: pd.DataFrame, contrasts: Sequence[tuple[str, str]] = CO
         for first, second in contrasts:
             if first not in per_task or second not in per_task:
                 continue
-            diff = (per_task[first] - per_task[second]).dropna().to_numpy()
-            row = {"model": model, "contrast": f"{first} − {second}", "metric": metric, "tasks": len(diff)}
-            if len(diff) == 0:
+            diff = (per_task[first] - per_task[second]).dropna().tolist()
+            if not diff:
                 continue
-            mean = float(diff.mean())
-            if len(diff) > 1 and np.ptp(diff) > 0:
-                ci = bootstrap((diff,), np.mean, confidence_level=confidence, n_resamples=resamples,
-                               method="percentile", random_state=np.random.default_rng(0)).confidence_interval
-                low, high = float(ci.low), float(ci.high)
-            else:
-                low = high = mean
-            rows.append({**row, "mean": mean, "low": low, "high": high})
+            effect = paired_effect(diff, confidence, resamples)
+            rows.append({"model": model, "contrast": f"{first} − {second}", "metric": metric, "tasks": effect.tasks,
+                         "mean": effect.mean, "low": effect.low, "high": effect.high})
     return pd.DataFrame(rows, columns=["model", "contrast", "metric", "tasks", "mean", "low", "high"])
 
 
@@ -264,7 +258,8 @@ def completion_mcnemar(runs: pd.DataFrame, first: str, second: str, *, repeat: i
         ``model``, ``tasks``, ``only_first`` and ``only_second`` (the discordant tasks), ``p_value``.
     """
     import pandas as pd
-    from statsmodels.stats.contingency_tables import mcnemar
+
+    from cvlib.experiments.paired import mcnemar_exact
 
     part = runs[runs["repeat"] == repeat]
     if stale_fact is not None:
@@ -275,13 +270,9 @@ def completion_mcnemar(runs: pd.DataFrame, first: str, second: str, *, repeat: i
         if first not in wide or second not in wide:
             continue
         pair = wide[[first, second]].dropna().astype(bool)
-        both = int((pair[first] & pair[second]).sum())
-        only_first = int((pair[first] & ~pair[second]).sum())
-        only_second = int((~pair[first] & pair[second]).sum())
-        neither = int((~pair[first] & ~pair[second]).sum())
-        result = mcnemar([[both, only_first], [only_second, neither]], exact=True)
-        rows.append({"model": model, "tasks": len(pair), "only_first": only_first, "only_second": only_second,
-                     "p_value": float(result.pvalue)})
+        test = mcnemar_exact(pair[first].tolist(), pair[second].tolist())
+        rows.append({"model": model, "tasks": test.tasks, "only_first": test.only_first, "only_second": test.only_second,
+                     "p_value": test.p_value})
     return pd.DataFrame(rows, columns=["model", "tasks", "only_first", "only_second", "p_value"])
 
 
