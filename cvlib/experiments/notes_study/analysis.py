@@ -216,12 +216,14 @@ def gate_shown(tasks: Sequence[NotesTask], folder: str | os.PathLike[str]) -> di
     dict
         ``shown`` (task ids, in task order), ``withheld`` (count) and ``wide`` (tasks the wide rule withholds).
     """
+    from pathlib import Path
+
     from cvlib.notes.history import load_history, step_statuses
 
     statuses = []
     for project in sorted({t.project for t in tasks}):
         mine = [t for t in tasks if t.project == project]
-        found = step_statuses(load_history(project, folder), [(t.from_version, t.to_version, t.path, t.qualname) for t in mine])
+        found = step_statuses(load_history(project, Path(folder)), [(t.from_version, t.to_version, t.path, t.qualname) for t in mine])
         statuses += [(t.id, p, w) for t, p, w in zip(mine, found["precise"], found["wide"])]
     order = {t.id: k for k, t in enumerate(tasks)}
     shown = sorted((i for i, p, _ in statuses if p != "DEPENDENCY_CHANGED"), key=order.__getitem__)
