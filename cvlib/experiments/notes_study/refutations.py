@@ -27,7 +27,7 @@ __all__ = ["CHECK_RESULTS", "REQUIRED_CHECKS", "DependencySource", "Refutation",
 #: What one run of a test can give.
 CHECK_RESULTS: tuple[str, ...] = ("pass", "fail", "error")
 
-#: The three runs of a verified refutation: the release passes, the stale edit fails, the true edit passes.
+#: The three runs of a verified refutation (the release passes, the stale edit fails, the true edit passes).
 REQUIRED_CHECKS: Mapping[str, str] = {"original": "pass", "stale": "fail", "true": "pass"}
 
 
