@@ -3,7 +3,7 @@
 The third layer of :class:`cvlib.notes.python.PythonFile`: a signature's
 annotations count for a dependency only where something can read them (a
 decorator that reads them, code that reads ``__annotations__``, an
-evaluation that could fail); :meth:`AnnotationRules._inert_signature` decides,
+evaluation that could fail); ``AnnotationRules._inert_signature`` decides,
 so that adding ``from __future__ import annotations`` alone does not send
 notes back to review.
 """

@@ -342,13 +342,13 @@ _WRAPPER_COPIERS: dict[str, int] = {"functools.wraps": 1, "functools.update_wrap
 #: What a decorator may read off the function it is given without reading its annotations.
 _NAME_ATTRIBUTES: frozenset[str] = frozenset({"__name__", "__qualname__", "__module__", "__doc__"})
 
-#: Why the precise rule gave way to the wide one for a method (see :meth:`PythonFile.fallback_reason`).
+#: Why the precise rule gave way to the wide one for a method (see :meth:`~cvlib.notes.python.PythonRows.fallback_reason`).
 FALLBACK_REASONS: tuple[str, ...] = (
     "metaclass", "class decorator", "dynamic attribute access", "descriptor defined in the file",
     "getattr/setattr on self", "vars(self) or self.__dict__", "self passed to a function of the file",
 )
 
-#: The dependency rules :meth:`PythonFile.dependencies` knows.
+#: The dependency rules :meth:`~cvlib.notes.python.PythonFile.dependencies` knows.
 RULES: tuple[str, ...] = ("precise", "wide")
 
 _BY_NAME = {"getattr", "setattr", "delattr", "hasattr"}

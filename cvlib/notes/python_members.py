@@ -1,9 +1,9 @@
 """The precise member rules of Python methods: which class members a method depends on, and which statements set them.
 
 The fifth layer of :class:`cvlib.notes.python.PythonFile`: what a binding
-reads (:meth:`MemberRules._reads_of`), the class members a method reads under
+reads (``MemberRules._reads_of``), the class members a method reads under
 the precise and the wide rule, and the slice of a setter method that sets one
-attribute (:meth:`MemberRules._slice_record`).
+attribute (``MemberRules._slice_record``).
 """
 
 from __future__ import annotations

@@ -1,10 +1,10 @@
 """What a piece of Python code reads from its module, and its canonical text for a record.
 
 The fourth layer of :class:`cvlib.notes.python.PythonFile`: a node's module
-names through ``symtable`` (:meth:`CodeReads._read_globals`), a name resolved
+names through ``symtable`` (``CodeReads._read_globals``), a name resolved
 to the binding record it reads, a relative import read against the file's
 path, and what a use of a module-level class by name needs of it
-(:meth:`CodeReads._class_uses`).
+(``CodeReads._class_uses``).
 """
 
 from __future__ import annotations

@@ -89,7 +89,7 @@ class _RSym:
     enclosing: Any  # the enclosing fn node for a nested fn
 
 
-#: Why the precise rule counts a method's whole type definition, as the wide rule does (:meth:`RustFile.fallback_reason`).
+#: Why the precise rule counts a method's whole type definition, as the wide rule does (:meth:`~cvlib.notes.rust.RustFile.fallback_reason`).
 FALLBACK_REASONS: tuple[str, ...] = (
     "attribute macro on the type", "trait default method", "self used whole", "self taken by value",
     "method on self not in the file", "field not declared in the file", "self in a macro's tokens", "own type named",

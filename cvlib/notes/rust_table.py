@@ -84,7 +84,7 @@ class RustItems:
                 m.header = self._header_text(m.header_node)
         self._headers = {m.header: (m.header_node, m.module) for ms in self.members.values() for m in ms}
         self._by_qualname = {s.qualname: s for s in self.symbols}
-        #: Each label's distance from the symbol in the last :meth:`dependencies` call, 0 for its own binding.
+        #: Each label's distance from the symbol in the last ``dependencies`` call, 0 for its own binding.
         self.depths: dict[str, int] = {}
         self._header_labels = {m.header: m.header_label for ms in self.members.values() for m in ms}
         self._header_owner = {m.header: owner for owner, ms in self.members.items() for m in ms}

@@ -10,7 +10,7 @@ with a status a script can test:
   that cannot go on, the machine running out of memory, or a bug, for which
   the line ends with "run with --debug for the traceback".
 
-The commands are built on click (:mod:`cvlib.presentation._cli_click`), so
+The commands are built on click (``cvlib.presentation._cli_click``), so
 that ``--help`` and options behave the way shell users expect. Importing
 click costs about as much as starting Python, so this module, the program's
 entry point, serves the two commands people type most, a well-formed
@@ -55,7 +55,8 @@ def click_app() -> Any:
 
     Returns
     -------
-    click.Group
+    object
+        The ``click.Group`` named ``main``.
     """
     from cvlib.presentation._cli_click import main as app
 
@@ -110,7 +111,7 @@ def top_help(prog: str, width: int) -> str | None:
 
     Click lays the help out for the terminal (at most 78 columns, at least
     50); this is the same layout, drawn from the same texts
-    (:mod:`~cvlib.presentation._cli_shared`), and a test holds the two equal
+    (``cvlib.presentation._cli_shared``), and a test holds the two equal
     at several widths.
 
     Parameters

@@ -81,7 +81,7 @@ def agent_loop_runs(recording: str | os.PathLike[str], max_tasks: int = 0) -> pd
     Returns
     -------
     pandas.DataFrame
-        One row per executor and task (the columns of :func:`cvlib.models.agent_results.agent_runs`;
+        One row per executor and task (the columns of :func:`cvlib.experiments.agent_study.results.agent_runs`;
         the references' model-only columns are 0).
     """
     import pandas as pd

@@ -1,6 +1,6 @@
 """The figure and tables of the chapter on the notes trials with a local model.
 
-:mod:`cvlib.models.notes_trials` reads the recording and counts; this module
+:mod:`cvlib.experiments.notes_study` reads the recording and counts; this module
 only shows what it returns, in the book's one style: a stale edit keeps the
 baseline's colour and a true note's edit the validity-aware one's, as in the
 chapter on the published trials (:mod:`cvlib.presentation.notes_figures`).
@@ -48,14 +48,14 @@ def arms_figure(summary: pd.DataFrame, confidence: float) -> Figure:
     Parameters
     ----------
     summary : pandas.DataFrame
-        :func:`cvlib.models.notes_trials.arm_summary`.
+        :func:`cvlib.experiments.notes_study.arm_summary`.
     confidence : float
         The intervals' confidence level.
 
     Returns
     -------
     matplotlib.figure.Figure
-        One horizontal bar per arm, top to bottom in :data:`~cvlib.models.notes_trials.ARMS` order.
+        One horizontal bar per arm, top to bottom in :data:`~cvlib.experiments.notes_study.ARMS` order.
     """
     from matplotlib.lines import Line2D
     from matplotlib.patches import Patch
@@ -90,7 +90,7 @@ def arms_table(summary: pd.DataFrame, confidence: float) -> Any:
     Parameters
     ----------
     summary : pandas.DataFrame
-        :func:`cvlib.models.notes_trials.arm_summary`.
+        :func:`cvlib.experiments.notes_study.arm_summary`.
     confidence : float
         The intervals' confidence level.
 
@@ -121,7 +121,7 @@ def kinds_table(kinds: pd.DataFrame) -> Any:
     Parameters
     ----------
     kinds : pandas.DataFrame
-        :func:`cvlib.models.notes_trials.kind_summary`.
+        :func:`cvlib.experiments.notes_study.kind_summary`.
 
     Returns
     -------
@@ -140,7 +140,7 @@ def tasks_table(grid: pd.DataFrame) -> Any:
     Parameters
     ----------
     grid : pandas.DataFrame
-        :func:`cvlib.models.notes_trials.task_grid`.
+        :func:`cvlib.experiments.notes_study.task_grid`.
 
     Returns
     -------
@@ -161,9 +161,9 @@ def chapter_values(summary: pd.DataFrame, outcomes: pd.DataFrame, confidence: fl
     Parameters
     ----------
     summary : pandas.DataFrame
-        :func:`cvlib.models.notes_trials.arm_summary`.
+        :func:`cvlib.experiments.notes_study.arm_summary`.
     outcomes : pandas.DataFrame
-        :func:`cvlib.models.notes_trials.task_outcomes`.
+        :func:`cvlib.experiments.notes_study.task_outcomes`.
     confidence : float
         The intervals' confidence level.
 
@@ -175,7 +175,7 @@ def chapter_values(summary: pd.DataFrame, outcomes: pd.DataFrame, confidence: fl
         ``_unchanged``; the true note's ``MN_true_count``/``_pct``; the pooled
         stale-note trials ``MN_stale_trials``, ``MN_stale_edits``,
         ``MN_stale_edit_share`` (and ``_pct``, ``_low``, ``_high``); the rates
-        of :func:`cvlib.models.notes_trials.measured_rates`.
+        of :func:`cvlib.experiments.notes_study.measured_rates`.
     """
     from cvlib.experiments.notes_study import complete_tasks, measured_rates, stale_edit_share
 
@@ -211,7 +211,7 @@ def models_table(comparison: pd.DataFrame, confidence: float) -> Any:
     Parameters
     ----------
     comparison : pandas.DataFrame
-        :func:`cvlib.models.notes_trials.compare_models`.
+        :func:`cvlib.experiments.notes_study.compare_models`.
     confidence : float
         The intervals' confidence level.
 
@@ -244,7 +244,7 @@ def comparison_values(comparison: pd.DataFrame | None, names: Any = ()) -> dict[
     Parameters
     ----------
     comparison : pandas.DataFrame or None
-        :func:`cvlib.models.notes_trials.compare_models` of two models, or
+        :func:`cvlib.experiments.notes_study.compare_models` of two models, or
         None when there is no second recording (every value is then a dash).
     names : sequence of str
         The two models' names, as the keys ``MN_cmp_model_0`` and ``_1`` give them.
@@ -294,7 +294,7 @@ def gate_values(tasks: Any, folder: Any) -> dict[str, Any]:
     Parameters
     ----------
     tasks : sequence of NotesTask
-        The trials' tasks (:func:`cvlib.models.notes_trials.load_tasks`).
+        The trials' tasks (:func:`cvlib.experiments.notes_study.load_tasks`).
     folder : str or os.PathLike
         The folder of the release-history tables (``data/code_history``).
 

@@ -130,9 +130,9 @@ def resolve_annotation(name: str, annotation: Any) -> Any:
 
     Parameters
     ----------
-    name:
+    name : str
         The parameter's name, for the error message.
-    annotation:
+    annotation : object
         Its annotation, a type or a string.
 
     Returns
@@ -160,11 +160,11 @@ def check_value(name: str, value: Any, kind: Any) -> Any:
 
     Parameters
     ----------
-    name:
+    name : str
         The parameter's name, for the error message.
-    value:
+    value : object
         The value papermill passed.
-    kind:
+    kind : object
         The type it must have.
 
     Returns

@@ -78,9 +78,9 @@ STUDY_SEED = 20261203
 STALE_TASKS, CONTROL_TASKS = 160, 40
 #: The sampled repeats' temperature.
 SAMPLED_TEMPERATURE = 0.7
-#: A decision's settings: one short line, limited by a grammar set per task, one thread, room for the longest run.
+#: A decision's settings (one short line, limited by a grammar set per task, one thread, room for the longest run).
 STUDY_SETTINGS = GenerationSettings(max_tokens=8, temperature=0.0, seed=0, threads=1, context_size=4096, stop=("\n",))
-#: The probe's settings (greedy; a list of fact names).
+#: The probe's settings (greedy, a list of fact names).
 PROBE_SETTINGS = GenerationSettings(max_tokens=24, temperature=0.0, seed=0, threads=1, context_size=4096, stop=("\n",))
 _RANDOM_FAMILY_SEED, _RANDOM_MAX_STEPS, _RANDOM_LIMIT = 0, 8, 5000
 

@@ -4,8 +4,8 @@
 loop (:func:`~cvlib.core.executors.run_policy`). It watches every state, so
 the loop hands it every step that rests on a fact; there it builds a prompt
 from the :class:`~cvlib.core.world.BeliefView` and its own transcript
-(:mod:`cvlib.models.prompts`), asks the model, and code reads the answer
-(:mod:`cvlib.models.parsing`):
+(:mod:`cvlib.experiments.agent_study.prompts`), asks the model, and code reads the answer
+(:mod:`cvlib.experiments.agent_study.parsing`):
 
 * ``EXECUTE``: the loop executes the step.
 * ``VERIFY <fact>``: one paid verification of the step's doubtful facts (the

@@ -1,14 +1,18 @@
 """The notes study: a local model asked to edit real functions with a true, a stale or no context note.
 
-Its tasks (:mod:`.tasks`), the arms' prompts and the recorder (:mod:`.trials`),
-the outcome as code reads it (:mod:`.classify`) and the summaries read back
-from recordings (:mod:`.results`). The model runtime it asks is
+Its tasks (:mod:`.tasks`), the arms' prompts and the first recorder
+(:mod:`.trials`), the first outcome check (:mod:`.classify`) and its summaries
+(:mod:`.results`); the pre-registered study's refuting contexts
+(:mod:`.refutations`), design (:mod:`.design`), the answers read as code
+(:mod:`.reading`) and the analysis (:mod:`.analysis`). The model runtime it asks is
 :mod:`cvlib.models`; the chapter that shows it reads only the recordings.
 """
 
 from __future__ import annotations
 
 from cvlib.experiments.notes_study.classify import classify, extract_code
+from cvlib.experiments.notes_study.reading import READ_OUTCOMES, Reading, StaleEffect, load_stale_effects, read_answer
+from cvlib.experiments.notes_study.refutations import Refutation, load_refutations
 from cvlib.experiments.notes_study.results import (
     arm_summary,
     compare_models,
@@ -47,6 +51,7 @@ __all__ = [
     "ARM_LABELS",
     "EXPERIMENT",
     "OUTCOMES",
+    "READ_OUTCOMES",
     "RIGHT_OUTCOME",
     "RULE_KINDS",
     "SETTINGS",
@@ -55,6 +60,9 @@ __all__ = [
     "Edit",
     "NotesTask",
     "NotesTrialRun",
+    "Reading",
+    "Refutation",
+    "StaleEffect",
     "TaskFileError",
     "arm_summary",
     "build_prompt",
@@ -65,9 +73,12 @@ __all__ = [
     "decision_of",
     "extract_code",
     "kind_summary",
+    "load_refutations",
+    "load_stale_effects",
     "load_tasks",
     "measured_rates",
     "prompt_markdown",
+    "read_answer",
     "recording_comparison",
     "replay_outcomes",
     "run_trials",

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 
 __all__ = ["ARM_CONTRASTS", "arm_contrasts", "gate_shown", "read_outcomes", "stale_shares", "variant_effects"]
 
-#: Within a variant: each warning against the note shown as fresh (first minus second).
+#: Within a variant, each warning against the note shown as fresh (first minus second).
 ARM_CONTRASTS: tuple[tuple[str, str], ...] = (
     ("stale_labelled", "dependency_changed"),
     ("stale_verify", "dependency_changed"),

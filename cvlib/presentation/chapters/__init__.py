@@ -53,8 +53,8 @@ def version_line(*packages: str) -> str:
 
     Raises
     ------
-    importlib.metadata.PackageNotFoundError
-        A named package is not installed.
+    ModuleNotFoundError
+        A named package is not installed (``importlib.metadata.PackageNotFoundError``).
     """
     names = packages or DEFAULT_PACKAGES
     parts = [f"Python {platform.python_version()}", f"cvlib {metadata.version('cvlib')}"]

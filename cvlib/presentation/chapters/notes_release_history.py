@@ -102,7 +102,7 @@ def key(name: str) -> str:
 
     Parameters
     ----------
-    name
+    name : str
         A project, a language or a gate.
 
     Returns

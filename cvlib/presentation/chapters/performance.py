@@ -84,17 +84,17 @@ class BreakdownPart:
 
     Attributes
     ----------
-    phase
+    phase : str
         The record's key of the phase (``"remainder"`` for the rest, ``"total"`` for the total row).
-    name
+    name : str
         How the chapter names it.
-    ms
+    ms : float
         CPU time in milliseconds, to two decimals; the top-level rows add up to the total row's.
-    share
+    share : float
         Percent of the total, to one decimal; the top-level rows add up to 100.0.
-    what
+    what : str
         What the phase covers.
-    part_of
+    part_of : str or None
         The phase this one is a part of (its time is inside that phase's), or None for a top-level row.
     """
 

@@ -45,7 +45,8 @@ def cases(
 
     Returns
     -------
-    list of (name, scenario, parameters)
+    list of tuple
+        ``(name, scenario, parameters)`` for each case.
     """
     return [
         *((f"D1 chain depth={d}", "D1", {"depth": d}) for d in d1_depths),
