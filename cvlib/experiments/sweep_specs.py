@@ -261,7 +261,7 @@ class _DrawnPlan:
         size = sum(map((1 << at_risk).__and__, closures)) >> at_risk  # the steps whose closure holds the bit
         #: The closure size of the fact at risk.
         self.closure_size = size
-        #: Steps each executor may spend: steps + closure of the fact at risk + 1.
+        #: Steps each executor may spend (steps + closure of the fact at risk + 1).
         self.budget = n + size + 1
         self.masks = BitMaskRun(range(n + 1), closures, first_action, horizons, schedule, size + 1, self.budget)
         self._setup: ScenarioSetup | None = None

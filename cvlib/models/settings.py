@@ -157,7 +157,7 @@ class ModelIdentity:
 
     @property
     def key(self) -> str:
-        """What a recorded call is keyed by: the SHA-256, or ``runtime:name`` for a model that is not content-addressed."""
+        """What a recorded call is keyed by (the SHA-256, or ``runtime:name`` for a model that is not content-addressed)."""
         return self.sha256 if self.content_addressed else f"{self.runtime}:{self.file_name}"
 
     def to_dict(self) -> dict[str, Any]:

@@ -527,13 +527,18 @@ def test_the_kernel_manager_talks_over_ipc_with_one_socket_name_per_kernel():
 
 def test_the_kernel_manager_skips_the_interrupt_only_while_shutting_down():
     import asyncio
+    from concurrent.futures import ThreadPoolExecutor
+
+    def run(make):  # in a thread of its own: earlier tests of the session may leave an event loop running in this one
+        with ThreadPoolExecutor(1) as pool:
+            return pool.submit(lambda: asyncio.run(make())).result()
 
     km = build.quiet_kernel_manager()()
     km.shutting_down = True
-    asyncio.run(km._async_interrupt_kernel())  # nothing to interrupt: no signal, no error
+    run(km._async_interrupt_kernel)  # nothing to interrupt: no signal, no error
     km.shutting_down = False
     with pytest.raises(RuntimeError, match="No kernel is running"):  # any other interrupt still goes to the kernel
-        asyncio.run(km._async_interrupt_kernel())
+        run(km._async_interrupt_kernel)
 
 
 @pytest.mark.slow

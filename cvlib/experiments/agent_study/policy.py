@@ -120,7 +120,7 @@ class ModelPolicy:
         self.settings = settings
         self.task = task
         self.prompts = prompts
-        #: The first decision point whose facts were not all ACTIVE, as ``(earlier turns, knowledge)``: where the
+        #: The first decision point whose facts were not all ACTIVE, as ``(earlier turns, knowledge)``, where the
         #: competence probe is put.
         self.probe_point: tuple[tuple[Message, ...], Knowledge] | None = None
         self._run: RunState | None = None

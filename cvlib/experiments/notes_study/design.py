@@ -63,7 +63,7 @@ VARIANTS: tuple[str, ...] = ("unrefutable", "refutable")
 NOTES_STUDY_SEED = 20261203
 #: The sampled repeats' temperature.
 SAMPLED_TEMPERATURE = 0.7
-#: A refutable prompt is longer (the dependency and the test): twice the context of :data:`~.trials.SETTINGS`.
+#: A refutable prompt is longer (the dependency and the test), so twice the context of :data:`~.trials.SETTINGS`.
 REFUTABLE_SETTINGS = replace(SETTINGS, context_size=4096)
 
 

@@ -92,7 +92,7 @@ class Refutation:
 
     @property
     def verified(self) -> bool:
-        """Whether the test was run and told the stale edit apart: pass as released, fail stale, pass true."""
+        """Whether the test was run and told the stale edit apart (pass as released, fail stale, pass true)."""
         return bool(self.test) and dict(self.checks) == dict(REQUIRED_CHECKS)
 
 
