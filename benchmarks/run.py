@@ -149,40 +149,60 @@ def _python(*args: str) -> dict[str, Any]:
 #: median needs enough rounds to leave such a run out: with 7, up to 3 can be.
 SWEEP_REPEATS = 7
 
-#: The model the suite's ``models`` part measures, and the thread counts (one per recording worker, and both cores).
-MODEL = "qwen2.5-coder-0.5b"
+#: The models the suite's ``models`` part measures (the three of the studies), the thread counts (one per
+#: recording worker, and both cores), and the model whose recording layouts are compared (the studies' middle one).
+MODELS = ("smollm2-135m", "qwen2.5-coder-0.5b", "qwen2.5-coder-1.5b")
 MODEL_THREADS = (1, 2)
+LAYOUT_MODEL = "qwen2.5-coder-0.5b"
 
 
-def models_part(model: str = MODEL, threads: tuple[int, ...] = MODEL_THREADS) -> dict[str, Any]:
-    """Load time, token rates and seconds per decision and per edit trial, one fresh process per thread count.
+def _child(module: str, *args: str) -> dict[str, Any]:
+    """Run ``python -m module ... --save FILE`` in a fresh process (one model in memory at a time) and read FILE."""
+    with tempfile.TemporaryDirectory() as folder:
+        saved = Path(folder) / "result.json"
+        done = subprocess.run([sys.executable, "-m", module, *args, "--save", str(saved)], capture_output=True, text=True)
+        if done.returncode != 0:
+            raise SystemExit(f"benchmark child {module} {' '.join(args)} failed:\n{done.stderr[-2000:]}")
+        return json.loads(saved.read_text())
 
-    Without the model packages the part is skipped with one line saying why
-    (the rest of the suite does not need them).
+
+def models_part(models: tuple[str, ...] = MODELS, threads: tuple[int, ...] = MODEL_THREADS) -> dict[str, Any]:
+    """Per model and thread count: load, token rates, seconds per study call and edit trial; then the layouts.
+
+    Each measurement runs in a fresh process. The layouts (``benchmarks.model_layout``: today's one run
+    per arm against a task's arms together) give ``layout_speedup`` and ``floor_ratio``. A model that is
+    not installed is skipped with one line saying why (the rest of the suite does not need them).
     """
     try:
         import xllamacpp  # noqa: F401
-
-        from cvlib.models import model_path
-
-        model_path(model)
-    except Exception as err:  # noqa: BLE001 (any reason the model cannot be found skips the part, said in one line)
+    except Exception as err:  # noqa: BLE001 (any reason the runtime cannot be had skips the part, said in one line)
         return {"skipped": f"{type(err).__name__}: {str(err).splitlines()[0] if str(err) else ''}"}
-    rows = []
-    for count in threads:
+    from cvlib.models import model_path
+
+    rows, missing = [], {}
+    for model in models:
+        try:
+            model_path(model)
+        except Exception as err:  # noqa: BLE001
+            missing[model] = f"{type(err).__name__}: {str(err).splitlines()[0] if str(err) else ''}"
+            continue
+        for count in threads:
+            before = load()
+            row = _child("benchmarks.models", "--model", model, "--threads", str(count))
+            row.pop("machine", None)
+            row["load_before"], row["load_after"] = before, load()
+            rows.append(row)
+            print(f"  model {model}, {count} thread(s) measured", file=sys.stderr)
+    part: dict[str, Any] = {"models": list(models), "rows": rows, "not_installed": missing}
+    if LAYOUT_MODEL not in missing:
         before = load()
-        with tempfile.TemporaryDirectory() as folder:
-            saved = Path(folder) / "model.json"
-            done = subprocess.run([sys.executable, "-m", "benchmarks.models", "--model", model, "--threads", str(count),
-                                   "--save", str(saved)], capture_output=True, text=True)
-            if done.returncode != 0:
-                raise SystemExit(f"benchmark child benchmarks.models --threads {count} failed:\n{done.stderr[-2000:]}")
-            row = json.loads(saved.read_text())
-        row.pop("machine", None)
-        row["load_before"], row["load_after"] = before, load()
-        rows.append(row)
-        print(f"  model, {count} thread(s) measured", file=sys.stderr)
-    return {"model": model, "rows": rows}
+        layout = _child("benchmarks.model_layout", "--model", LAYOUT_MODEL)
+        layout.pop("machine", None)
+        layout["load_before"], layout["load_after"] = before, load()
+        part["layout"] = layout
+        part["layout_speedup"], part["floor_ratio"] = layout["layout_speedup"], layout["floor_ratio"]
+        print("  model layouts measured", file=sys.stderr)
+    return part
 
 
 #: Cases timed over more rounds than ``--repeats``: the random family's library job lasts about 0.15 s, and on
@@ -304,6 +324,8 @@ def main(argv: list[str] | None = None) -> None:
                         help="a checkout of the original implementation, kept outside this repository: "
                              "times it in the same run beside every case it can run")
     parser.add_argument("--out", default=str(OUT))
+    parser.add_argument("--update", action="store_true",
+                        help="keep the parts of the record in --out that this run does not measure (with --only)")
     parser.add_argument("--pair", nargs=2, metavar=("CASE", "SIZE"), help=argparse.SUPPRESS)
     parser.add_argument("--breakdown", choices=["grid", "chain", "branches"], help=argparse.SUPPRESS)
     parser.add_argument("--sweeps", type=int, help=argparse.SUPPRESS)
@@ -344,7 +366,13 @@ def main(argv: list[str] | None = None) -> None:
     record: dict[str, Any] = {"machine": describe(), "load_average_start": load(), "repeats": args.repeats,
                               "quick": args.quick, "method": METHOD, "quoted_source": QUOTED_SOURCE,
                               "original": None if args.original is None else ORIGINAL_SOURCE}
-    record["cases"] = timed_cases(args.repeats, args.quick, only, args.original)
+    if args.update:
+        if only & set(CASES) or not Path(args.out).is_file():
+            parser.error("--update re-measures whole parts (e.g. --only models) into an existing --out record, not cases")
+        record = json.loads(Path(args.out).read_text())
+        record.setdefault("updated", {}).update({name: describe() for name in sorted(only)})
+    else:
+        record["cases"] = timed_cases(args.repeats, args.quick, only, args.original)
     if "memory" in only:
         record["memory"] = memory(args.quick, args.original)
     if "startup" in only:
@@ -366,7 +394,8 @@ def main(argv: list[str] | None = None) -> None:
         print("  sweeps measured", file=sys.stderr)
     if "models" in only and not args.quick:
         record["models"] = models_part()
-    record["load_average_end"] = load()
+    if not args.update:
+        record["load_average_end"] = load()
     mark_busy(record)
     record["verdicts"] = verdicts(record)
     print(format_table(record))

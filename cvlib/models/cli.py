@@ -31,7 +31,9 @@ def models() -> None:
 @click.option("--model", "model", default=None, metavar="SPEC",
               help="The recorded model, when it is not bundled: a GGUF path, or a server URL (http://host:port/v1#name).")
 @click.option("--threads", default=None, type=int, help="Re-generate with this many threads (default: as recorded).")
-def verify(path: str, sample: int, seed: int, model: str | None, threads: int | None) -> None:
+@click.option("--whole-groups", is_flag=True,
+              help="Check a seeded choice of whole groups holding at least N calls, every call of them (nothing generated goes unchecked).")
+def verify(path: str, sample: int, seed: int, model: str | None, threads: int | None, whole_groups: bool) -> None:
     """Re-generate N recorded calls of PATH (a seeded choice).
 
     Exit 0 if every answer is byte-identical, 1 if one differs, 2 for bad input or a damaged
@@ -42,7 +44,7 @@ def verify(path: str, sample: int, seed: int, model: str | None, threads: int | 
     from cvlib.models.verify import verify_recording
 
     try:
-        report = verify_recording(path, sample, seed=seed, model=model, threads=threads)
+        report = verify_recording(path, sample, seed=seed, model=model, threads=threads, whole_groups=whole_groups)
     except (ModelMissingError, ModelChecksumError, RuntimeMissingError) as exc:
         click.echo(f"Error: the model cannot be had: {exc}", err=True)
         sys.exit(MODEL_UNAVAILABLE)

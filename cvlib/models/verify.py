@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import os
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from cvlib.core.errors import ParameterError
@@ -35,7 +35,7 @@ from cvlib.models.recording import CallRecord, canonical, read_recording
 from cvlib.models.registry import open_model
 from cvlib.models.settings import ModelIdentity
 
-__all__ = ["Regenerated", "VerifyReport", "group_key", "sample_indices", "verify_recording"]
+__all__ = ["Regenerated", "VerifyReport", "group_key", "sample_groups", "sample_indices", "verify_recording"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,6 +116,37 @@ def sample_indices(total: int, sample: int, seed: int = 0) -> list[int]:
     return sorted(random.Random(require_int("seed", seed)).sample(range(total), min(sample, total)))
 
 
+def sample_groups(sizes: Sequence[int], sample: int, seed: int = 0) -> list[int]:
+    """A seeded choice of groups (positions in ``sizes``) that together hold at least ``sample`` calls, in order.
+
+    Groups are taken in a seeded shuffle until their calls reach ``sample`` (or none is left), so the
+    choice is a random sample of groups, and a larger ``sample`` with the same seed extends a smaller one.
+
+    Parameters
+    ----------
+    sizes : sequence of int
+        How many calls each group holds.
+    sample : int
+        How many calls the chosen groups must hold at least.
+    seed : int
+        Seed of the shuffle.
+
+    Returns
+    -------
+    list of int
+    """
+    sample = require_int("sample", sample, minimum=1)
+    order = list(range(len(sizes)))
+    random.Random(require_int("seed", seed)).shuffle(order)
+    picked, calls = [], 0
+    for g in order:
+        if calls >= sample:
+            break
+        picked.append(g)
+        calls += sizes[g]
+    return sorted(picked)
+
+
 def group_key(record: CallRecord) -> tuple[str, ...]:
     """The group of calls ``record`` was made in: its ``run``, or for older recordings its arm's run or its task.
 
@@ -162,6 +193,7 @@ def verify_recording(
     seed: int = 0,
     model: str | os.PathLike[str] | None = None,
     threads: int | None = None,
+    whole_groups: bool = False,
     opener: Callable[[str], LanguageModel] = open_model,
 ) -> VerifyReport:
     """Re-generate a seeded sample of the recorded calls with the recorded model and settings, each after its group's earlier calls.
@@ -179,6 +211,10 @@ def verify_recording(
         the recorded model (same SHA-256, or for a server the same model name).
     threads : int, optional
         Re-generate with this many threads instead of the recorded number (the determinism study).
+    whole_groups : bool
+        Check whole groups instead: a seeded choice of groups holding at least ``sample`` calls, every call
+        of them checked. Nothing is generated that is not compared, so a determinism rate costs only its
+        sample (a random call of a long group would cost the calls before it as well).
     opener : callable
         ``opener(spec)`` opens a model (default :func:`~cvlib.models.registry.open_model`); tests pass their own.
 
@@ -191,10 +227,14 @@ def verify_recording(
         raise ParameterError(f"recording {os.fspath(path)!r} holds no call to verify")
     if threads is not None:
         threads = require_int("threads", threads, minimum=1)
-    chosen = sample_indices(len(records), sample, seed)
     groups: dict[tuple[str, ...], list[int]] = {}
     for k, r in enumerate(records):
         groups.setdefault(group_key(r), []).append(k)
+    if whole_groups:
+        members = list(groups.values())
+        chosen = sorted(k for g in sample_groups([len(m) for m in members], sample, seed) for k in members[g])
+    else:
+        chosen = sample_indices(len(records), sample, seed)
     wanted: dict[tuple[str, ...], int] = {}
     for k in chosen:  # each group replayed once, up to its last sampled call
         key = group_key(records[k])

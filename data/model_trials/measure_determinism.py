@@ -35,6 +35,8 @@ RECORDINGS = {
     "notes_trials.qwen2.5-coder-1.5b.jsonl": 50,
     "agent_study.qwen2.5-coder-0.5b.jsonl.gz": 200,
     "agent_study.qwen2.5-coder-1.5b.jsonl.gz": 200,
+    "notes_study.qwen2.5-coder-0.5b.jsonl.gz": 50,
+    "notes_study.qwen2.5-coder-1.5b.jsonl.gz": 50,
 }
 COLUMNS = ("recording", "threads", "sampled", "generated", "identical")
 FLIP_COLUMNS = ("recording", "threads", "call", "recorded", "regenerated")
@@ -76,7 +78,7 @@ def main(argv: list[str] | None = None) -> int:
         for threads in args.threads:
             if (name, str(threads)) in done:
                 continue
-            report = verify_recording(path, sample, seed=0, threads=threads)
+            report = verify_recording(path, sample, seed=0, threads=threads, whole_groups=True)
             rows.append({"recording": name, "threads": threads, "sampled": len(report.checked),
                          "generated": report.generated, "identical": report.same})
             flips += [{"recording": name, "threads": threads, "call": c.index, "recorded": c.recorded,

@@ -12,7 +12,7 @@ import pytest
 
 from cvlib.models.recording import read_recording
 from cvlib.models.settings import ModelIdentity
-from cvlib.models.verify import sample_indices, verify_recording
+from cvlib.models.verify import group_key, sample_groups, sample_indices, verify_recording
 
 ROOT = Path(__file__).resolve().parents[2]
 SMALL = ROOT / "data" / "model_trials" / "agent_loop.smollm2-135m.jsonl"
@@ -39,6 +39,34 @@ def test_the_sample_is_seeded_and_in_order() -> None:
     assert sample_indices(25, 4, 0) == sample_indices(25, 4, 0) == sorted(sample_indices(25, 4, 0))
     assert sample_indices(25, 4, 0) != sample_indices(25, 4, 1)
     assert sample_indices(3, 10) == [0, 1, 2]
+
+
+def test_whole_groups_hold_at_least_the_sample_and_grow_with_it() -> None:
+    sizes = [5, 1, 7, 3, 2, 4]
+    for sample in range(1, sum(sizes) + 3):
+        picked = sample_groups(sizes, sample, seed=4)
+        assert picked == sorted(set(picked))
+        held = sum(sizes[g] for g in picked)
+        assert held >= min(sample, sum(sizes))
+        assert min(held - sizes[g] for g in picked) < sample  # no group taken beyond need
+        assert set(sample_groups(sizes, max(1, sample - 1), seed=4)) <= set(picked)
+    assert len({tuple(sample_groups(sizes, 3, seed=s)) for s in range(6)}) > 1
+    with pytest.raises(Exception, match="sample"):
+        sample_groups(sizes, 0)
+
+
+def test_whole_groups_check_every_call_they_generate() -> None:
+    records = read_recording(SMALL)
+
+    class Recorded(Stub):
+        def complete(self, messages, settings):
+            return next(r.response for r in records if r.prompt == tuple(messages))
+
+    report = verify_recording(SMALL, 4, whole_groups=True, opener=lambda spec: Recorded())
+    assert report.generated == len(report.checked) >= 4
+    keys = {group_key(records[c.index]) for c in report.checked}
+    assert sum(group_key(r) in keys for r in records) == len(report.checked)
+    assert report.identical
 
 
 def test_a_different_answer_is_reported(monkeypatch: pytest.MonkeyPatch) -> None:

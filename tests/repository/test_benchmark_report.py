@@ -252,7 +252,32 @@ def test_model_rows_join_the_readme_and_the_chapter_and_a_busy_one_gives_no_figu
     assert list(table.index) == ["tiny.gguf, 1", "tiny.gguf, 2"]
     assert table.loc["tiny.gguf, 2", "load (s)"] == perf.BUSY_TEXT
     said = perf.glue_values(record)["perf_model_summary"]
-    assert "21.5 tokens/s" in said and "0.500–1.75 s per agent-loop decision" in said and perf.BUSY_TEXT in said
+    assert "21.5 tokens/s" in said and "0.500–1.75 s per agent-study call" in said and perf.BUSY_TEXT in said
+
+
+def _layout(speedup: float, load: float) -> dict:
+    row = {"workers": 2, "threads": 1, "calls": 40, "prompt_tokens": 900, "seconds_per_task": 10.0,
+           "floor_per_task": 8.0, "floor_ratio": 1.25}
+    return {"model": "tiny", "tasks": 6, "layouts": {"today": {**row, "seconds_per_task": 10.0 * speedup},
+                                                       "new": row},
+            "layout_speedup": speedup, "floor_ratio": 1.25, "chosen": {"workers": 2, "threads": 1},
+            "regenerated": {"sampled": 10, "generated": 10, "identical": 10},
+            "load_before": [load, 1.0, 1.0], "load_after": [load, 1.0, 1.0]}
+
+
+def test_the_model_layout_is_a_target_judged_only_when_idle(record: dict) -> None:
+    record["models"] = {"rows": [_model_row(1, 0.5)], "layout": _layout(1.52, 0.5)}
+    report.mark_busy(record)
+    got = report.verdicts(record)["model_layout_speedup"]
+    assert got["ratio"] == pytest.approx(1.52) and got["met"] is True
+    assert "1.52× as fast per task" in perf.model_summary(record)
+    assert "| today | 15.20 | 8.00 | 1.25 |" in report.readme_table(record)
+    record["models"]["layout"] = _layout(1.3, 0.5)
+    assert report.verdicts(record)["model_layout_speedup"]["met"] is False
+    record["models"]["layout"] = _layout(1.6, 3.9)
+    report.mark_busy(record)
+    assert report.verdicts(record)["model_layout_speedup"]["met"] is None
+    assert perf.BUSY_TEXT in perf.model_summary(record)
 
 
 def test_a_record_without_the_model_packages_says_why_in_one_line(record: dict) -> None:
