@@ -92,3 +92,78 @@ def test_probes_and_position_bias(recording: Path) -> None:
     bias = analysis.position_bias(recording)
     assert set(bias["answer"]) == {"EXECUTE", "VERIFY", "REPLAN"}
     assert (bias["first_shown"] + bias["later_shown"]).nunique() == 1  # every sampled decision counted for each option
+
+
+def test_whole_groups_drop_a_group_cut_short(recording: Path) -> None:
+    runs = analysis.study_runs(recording)
+    first = runs.iloc[0]
+    cut = runs[~((runs["task"] == first["task"]) & (runs["repeat"] == first["repeat"]) & (runs["arm"] == "enforced"))]
+    whole = analysis.whole_groups(cut)
+    assert len(whole) == len(runs) - 4
+    assert analysis.whole_groups(runs).equals(runs)
+
+
+def test_one_task_gives_no_interval(recording: Path) -> None:
+    runs = analysis.study_runs(recording)
+    one = runs[runs["task"] == runs[runs["stale_fact"]]["task"].iloc[0]]
+    effects = analysis.paired_effects(one, resamples=200)
+    assert (effects["tasks"] == 1).all() and effects["low"].isna().all() and effects["high"].isna().all()
+
+
+def test_references_sit_beside_each_model_and_the_random_seed_is_zero(recording: Path) -> None:
+    runs = analysis.study_runs(recording)
+    refs = analysis.reference_runs(runs["task"].unique(), analysis.answer_rates(runs))
+    both = analysis.with_references(runs, refs)
+    assert set(both["model"]) == {"obedient"}
+    assert set(both["arm"]) >= {"baseline", "validity_aware", "random_told"}
+    assert both["stale_fact"].dtype == bool and (both.groupby(["task", "arm"]).size() >= 1).all()
+    effects = analysis.paired_effects(both, analysis.reference_contrasts(), resamples=500)
+    va = effects[effects["contrast"] == "enforced − validity_aware"].iloc[0]
+    assert va["mean"] == 0  # by construction: the gate has the validity-aware executor's pre-failure work
+    assert analysis.RANDOM_SEED == 0
+    means = analysis.arm_means(both, "pre_failure_work")
+    assert set(means["arm"]) == set(both["arm"]) and (means["tasks"] == runs[runs["stale_fact"]]["task"].nunique()).all()
+
+
+def test_task_shares_count_tasks_with_wilson_intervals(recording: Path) -> None:
+    shares = analysis.task_shares(analysis.study_runs(recording))
+    assert set(shares["share"]) == {"execute_blocked", "always_execute"}
+    told = shares[(shares["arm"] == "told") & (shares["share"] == "execute_blocked")].iloc[0]
+    assert told["count"] == 0 and told["low"] == 0  # the scripted model obeys a rule it is told
+    transcript = shares[(shares["arm"] == "transcript") & (shares["share"] == "always_execute")].iloc[0]
+    assert transcript["value"] == 1.0 and transcript["tasks"] > 0
+
+
+def test_probe_rows_pair_by_task(recording: Path) -> None:
+    probes = analysis.probe_runs(recording)
+    assert set(probes.columns) == {"model", "task", "stale_fact", "repeat", "arm", "correct"}
+    assert (probes["repeat"] == 0).all() and len(probes) == int(analysis.probe_accuracy(recording)["tasks"].sum())
+
+
+def test_report_analyses_every_metric_and_grades_every_prediction(recording: Path) -> None:
+    from cvlib.experiments.agent_study import report
+
+    study = report.analyse({"smollm2-135m": recording}, resamples=500)
+    assert study.models == ("smollm2-135m",)
+    assert set(study.effects["kind"]) == {"primary", "reference", "control", "probe"}
+    primary = study.effects[study.effects["kind"] == "primary"]
+    assert set(primary["metric"]) == set(analysis.METRICS)
+    table = report.verdicts(study, ["smollm2-135m", "qwen2.5-coder-1.5b"])
+    assert {"P1", "P2", "P3a", "P3b", "P4", "P5", "P6a", "P6b"} <= set(table["prediction"])
+    assert table[table["model"] == "qwen2.5-coder-1.5b"]["verdict"].tolist() == [report.NOT_RECORDED]
+    assert set(table["verdict"]) <= {report.HELD, report.NOT_HELD, report.NOT_DECIDED, report.NOT_RECORDED,
+                                     report.NOT_APPLICABLE}
+    p3a = table[table["prediction"] == "P3a"].iloc[0]
+    assert p3a["verdict"] == report.HELD
+    told = table[table["prediction"] == "P2"].iloc[0]  # predicted null for 135M; the scripted model obeys, so it is not
+    assert told["verdict"] == report.NOT_HELD
+    again = report.analyse({"smollm2-135m": recording}, resamples=500)
+    assert again.effects.equals(study.effects)  # seeded, same bytes
+
+
+def test_report_of_nothing_is_empty() -> None:
+    from cvlib.experiments.agent_study import report
+
+    study = report.analyse({})
+    assert study.models == () and study.effects.empty
+    assert report.verdicts(study, ["smollm2-135m"])["verdict"].tolist() == [report.NOT_RECORDED]

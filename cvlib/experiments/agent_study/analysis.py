@@ -13,8 +13,8 @@ policy answering at the model's own rates) run on the same tasks here.
 
 from __future__ import annotations
 
-import hashlib
 import json
+import math
 import os
 import random
 from collections.abc import Iterable, Mapping, Sequence
@@ -35,20 +35,29 @@ if TYPE_CHECKING:
 __all__ = [
     "CONTRASTS",
     "METRICS",
+    "REFERENCES",
     "RandomAnswers",
     "answer_rates",
+    "arm_means",
     "completion_mcnemar",
     "paired_effects",
     "position_bias",
     "probe_accuracy",
+    "probe_runs",
+    "reference_contrasts",
     "reference_runs",
     "study_runs",
+    "task_shares",
+    "whole_groups",
+    "with_references",
 ]
 
 #: The pre-registered contrasts (first minus second), Q1 to Q3.
 CONTRASTS: tuple[tuple[str, str], ...] = (("labelled", "transcript"), ("told", "labelled"), ("enforced", "told"))
 #: The per-run quantities the analysis compares, by column.
 METRICS: tuple[str, ...] = ("pre_failure_work", "completed", "verifications", "steps_used", "scur", "execute_blocked")
+#: The computed references, in the order the chapter shows them; the random one is per arm, named ``random_<arm>``.
+REFERENCES: tuple[str, ...] = (BASELINE, VALIDITY_AWARE, "random")
 
 
 def _task_key(task: Mapping[str, Any]) -> str:
@@ -155,6 +164,10 @@ class RandomAnswers:
         return "VERIFY F1" if action == "VERIFY" else action
 
 
+#: The random reference's seed, the same for every task, as section 2 of ``preregistration.md`` says ("seed 0 per task").
+RANDOM_SEED = 0
+
+
 def reference_runs(tasks: Iterable[str], rates: Mapping[tuple[str, str], Mapping[str, float]] | None = None) -> pd.DataFrame:
     """The references on the study's tasks: always execute, the validity-aware executor and, per model and arm, random answers.
 
@@ -179,8 +192,7 @@ def reference_runs(tasks: Iterable[str], rates: Mapping[tuple[str, str], Mapping
         for name in (BASELINE, VALIDITY_AWARE):
             rows.append({"model": "", "task": key, "arm": name, **_counters(run_task(task, get_policy(name)))})
         for (model, arm), shares in sorted((rates or {}).items()):
-            seed = int.from_bytes(hashlib.sha256(canonical([model, arm, key]).encode()).digest()[:4], "big")
-            policy = ModelPolicy(RandomAnswers(shares, seed), arm, STUDY_SETTINGS, prompts=StudyPrompts())
+            policy = ModelPolicy(RandomAnswers(shares, RANDOM_SEED), arm, STUDY_SETTINGS, prompts=StudyPrompts())
             rows.append({"model": model, "task": key, "arm": f"random_{arm}", **_counters(run_task(task, policy))})
     return pd.DataFrame(rows)
 
@@ -188,6 +200,12 @@ def reference_runs(tasks: Iterable[str], rates: Mapping[tuple[str, str], Mapping
 def _counters(result: Any) -> dict[str, Any]:
     return {"completed": bool(result.completed), "steps_used": result.steps_used, "verifications": result.verifications,
             "pre_failure_work": result.pre_failure_work, "scur": float(result.scur), "replans": result.replans}
+
+
+#: Below this many tasks a paired effect gets no interval, its ends are NaN, because a percentile bootstrap over a
+#: handful of tasks is far too narrow to mean anything (over two tasks it only ever draws their two values); a page
+#: read from a tiny recording says "not computable" instead of quoting it.
+MIN_INTERVAL_TASKS = 10
 
 
 def paired_effects(runs: pd.DataFrame, contrasts: Sequence[tuple[str, str]] = CONTRASTS, metric: str = "pre_failure_work",
@@ -212,7 +230,8 @@ def paired_effects(runs: pd.DataFrame, contrasts: Sequence[tuple[str, str]] = CO
     Returns
     -------
     pandas.DataFrame
-        ``model``, ``contrast``, ``metric``, ``tasks``, ``mean``, ``low``, ``high``.
+        ``model``, ``contrast``, ``metric``, ``tasks``, ``mean``, ``low``, ``high``; ``low`` and ``high`` are NaN
+        below :data:`MIN_INTERVAL_TASKS` tasks (a page read from a recording of one task says "not computable").
     """
     import pandas as pd
 
@@ -232,8 +251,9 @@ def paired_effects(runs: pd.DataFrame, contrasts: Sequence[tuple[str, str]] = CO
             if not diff:
                 continue
             effect = paired_effect(diff, confidence, resamples)
+            low, high = (effect.low, effect.high) if effect.tasks >= MIN_INTERVAL_TASKS else (math.nan, math.nan)
             rows.append({"model": model, "contrast": f"{first} − {second}", "metric": metric, "tasks": effect.tasks,
-                         "mean": effect.mean, "low": effect.low, "high": effect.high})
+                         "mean": effect.mean, "low": low, "high": high})
     return pd.DataFrame(rows, columns=["model", "contrast", "metric", "tasks", "mean", "low", "high"])
 
 
@@ -345,3 +365,177 @@ def position_bias(recording: str | os.PathLike[str] | Iterable[CallRecord]) -> p
                      "later_chosen": lc, "first_share": fc / fs if fs else float("nan"),
                      "later_share": lc / ls if ls else float("nan")})
     return pd.DataFrame(rows)
+
+
+def whole_groups(runs: pd.DataFrame) -> pd.DataFrame:
+    """The runs of the groups (model, task, repeat) recorded under all four arms: a recording read while it grows compares fairly.
+
+    Parameters
+    ----------
+    runs : pandas.DataFrame
+        :func:`study_runs`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        The same columns, only whole groups.
+    """
+    if runs.empty:
+        return runs
+    keys = ["model", "task", "repeat"]
+    arms = runs[runs["arm"].isin(STUDY_ARMS)].groupby(keys)["arm"].nunique()
+    whole = arms[arms == len(STUDY_ARMS)].index
+    return runs.set_index(keys).loc[lambda f: f.index.isin(whole)].reset_index()[list(runs.columns)]
+
+
+def reference_contrasts(arms: Sequence[str] = STUDY_ARMS) -> tuple[tuple[str, str], ...]:
+    """Q5's contrasts: each arm minus the baseline, minus the validity-aware executor, minus random answers at its own rates.
+
+    Parameters
+    ----------
+    arms : sequence of str
+        The model's arms.
+
+    Returns
+    -------
+    tuple of (str, str)
+    """
+    return tuple((arm, other) for arm in arms for other in (BASELINE, VALIDITY_AWARE, f"random_{arm}"))
+
+
+def with_references(runs: pd.DataFrame, references: pd.DataFrame) -> pd.DataFrame:
+    """The model's runs with the references' runs beside them, as rows of each model, so one paired analysis covers both.
+
+    The deterministic references (model ``""``) are copied to every model
+    with the tasks of its runs; the random reference's rows already name
+    their model. A reference has one run per task (repeat 0): a task's
+    paired difference averages the model's repeats against it.
+
+    Parameters
+    ----------
+    runs : pandas.DataFrame
+        :func:`study_runs`.
+    references : pandas.DataFrame
+        :func:`reference_runs` of the same tasks.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``runs`` and the references, with ``stale_fact`` and ``repeat`` (0) filled in.
+    """
+    import pandas as pd
+
+    if runs.empty or references.empty:
+        return runs
+    stale = runs.drop_duplicates("task").set_index("task")["stale_fact"]
+    parts = [runs]
+    for model in sorted(runs["model"].unique()):
+        tasks = set(runs.loc[runs["model"] == model, "task"])
+        mine = references[references["task"].isin(tasks) & references["model"].isin(["", model])].copy()
+        mine["model"] = model
+        parts.append(mine)
+    out = pd.concat(parts, ignore_index=True)
+    out["stale_fact"] = out["task"].map(stale).astype(bool)
+    out["repeat"] = out["repeat"].fillna(0).astype(int)
+    return out
+
+
+def arm_means(runs: pd.DataFrame, metric: str, *, stale_fact: bool | None = True) -> pd.DataFrame:
+    """Each arm's (and reference's) mean of ``metric`` over tasks, each task's repeats averaged first: the levels beside the effects.
+
+    Parameters
+    ----------
+    runs : pandas.DataFrame
+        :func:`study_runs`, optionally :func:`with_references`.
+    metric : str
+        A column.
+    stale_fact : bool or None
+        As in :func:`paired_effects`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``model``, ``arm``, ``tasks``, ``mean``.
+    """
+    import pandas as pd
+
+    part = runs if stale_fact is None else runs[runs["stale_fact"] == stale_fact]
+    if part.empty:
+        return pd.DataFrame(columns=["model", "arm", "tasks", "mean"])
+    per_task = part.groupby(["model", "arm", "task"])[metric].mean().astype(float)
+    out = per_task.groupby(["model", "arm"]).agg(tasks="size", mean="mean").reset_index()
+    out["tasks"] = out["tasks"].astype(int)
+    return out
+
+
+def task_shares(runs: pd.DataFrame, confidence: float = 0.95, *, repeat: int = 0,
+                stale_fact: bool | None = True) -> pd.DataFrame:
+    """Per model and arm, two shares of tasks with Wilson intervals (tasks counted, decisions never pooled).
+
+    * ``execute_blocked``: of the tasks with a decision at a blocked step (a
+      fact believed not ACTIVE), the share where the model answered EXECUTE
+      at one of them at least once (in ``enforced`` the gate then refused it);
+    * ``always_execute``: the share of tasks where every answer was EXECUTE,
+      the runs that equal the always-execute baseline's step for step.
+
+    Parameters
+    ----------
+    runs : pandas.DataFrame
+        :func:`study_runs`.
+    confidence : float
+        The intervals' level.
+    repeat : int
+        The repeat (0: greedy), so each task counts once.
+    stale_fact : bool or None
+        As in :func:`paired_effects`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``model``, ``arm``, ``share`` (the name above), ``tasks``, ``count``, ``value``, ``low``, ``high``, and
+        ``decisions_share`` (the pooled share of decisions, descriptive only).
+    """
+    import pandas as pd
+
+    from cvlib.core.intervals import proportion_interval
+
+    part = runs[(runs["repeat"] == repeat) & runs["arm"].isin(STUDY_ARMS)]
+    if stale_fact is not None:
+        part = part[part["stale_fact"] == stale_fact]
+    rows = []
+    for (model, arm), mine in part.groupby(["model", "arm"], sort=True):
+        at_blocked = mine[mine["blocked"] > 0]
+        cases = (("execute_blocked", at_blocked, at_blocked["execute_blocked"] > 0,
+                  at_blocked["execute_blocked"].sum() / max(1, at_blocked["blocked"].sum())),
+                 ("always_execute", mine, mine["answered_execute"] == mine["decisions"],
+                  mine["answered_execute"].sum() / max(1, mine["decisions"].sum())))
+        for name, base, hit, pooled in cases:
+            n, k = len(base), int(hit.sum())
+            low, high = proportion_interval(k, n, confidence) if n else (math.nan, math.nan)
+            rows.append({"model": model, "arm": arm, "share": name, "tasks": n, "count": k,
+                         "value": k / n if n else math.nan, "low": low, "high": high, "decisions_share": float(pooled)})
+    out = pd.DataFrame(rows, columns=["model", "arm", "share", "tasks", "count", "value", "low", "high", "decisions_share"])
+    order = {arm: i for i, arm in enumerate(STUDY_ARMS)}
+    return out.sort_values(["share", "model", "arm"], key=lambda c: c.map(order) if c.name == "arm" else c,
+                           kind="stable").reset_index(drop=True)
+
+
+def probe_runs(recording: str | os.PathLike[str] | Iterable[CallRecord]) -> pd.DataFrame:
+    """The competence probe task by task (``model``, ``task``, ``stale_fact``, ``repeat``, ``arm``, ``correct``), for paired contrasts of P4.
+
+    Parameters
+    ----------
+    recording : str, os.PathLike or iterable of CallRecord
+        A study recording.
+
+    Returns
+    -------
+    pandas.DataFrame
+    """
+    import pandas as pd
+
+    records = read_recording(recording) if isinstance(recording, str | os.PathLike) else list(recording)
+    rows = [{"model": r.model, "task": _task_key(r.task), "stale_fact": bool(r.task["stale_fact"]),
+             "repeat": int(r.task["repeat"]), "arm": str(r.arm), "correct": float(bool(r.decision["correct"]))}
+            for r in records if r.experiment == EXPERIMENT and r.decision.get("probe")]
+    return pd.DataFrame(rows, columns=["model", "task", "stale_fact", "repeat", "arm", "correct"])

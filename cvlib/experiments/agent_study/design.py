@@ -26,6 +26,7 @@ from __future__ import annotations
 import hashlib
 import os
 import random
+import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, replace
@@ -63,6 +64,7 @@ __all__ = [
     "STUDY_SETTINGS",
     "StudyTask",
     "group_name",
+    "reader_recording",
     "record_study",
     "recorded_groups",
     "repeat_settings",
@@ -341,3 +343,36 @@ def record_study(
     finally:
         bar.close()
     return recorded, len(jobs) - len(todo)
+
+
+def reader_recording(model: str, record_tasks: int, folder: str | os.PathLike[str]) -> Path:
+    """A reader's own recording of the study: the first ``record_tasks`` tasks in the seeded order, greedy repeat only.
+
+    The chapter's ``model`` parameter lands here: a bundled name, a GGUF path
+    or a server URL records (resuming) into ``agent_study.<model>.jsonl.gz``
+    in ``folder`` (:func:`~cvlib.models.naming.new_recording_path`), and the
+    page then reads only that file. A prefix of the seeded order is a random
+    sample of the study's tasks, as the stopping rule says of a cut recording.
+
+    Parameters
+    ----------
+    model : str
+        The model's spec (:func:`~cvlib.models.registry.open_model`).
+    record_tasks : int
+        How many tasks, from the start of :func:`study_tasks`.
+    folder : str or os.PathLike
+        Where the recording goes (``_runs`` under the repository root).
+
+    Returns
+    -------
+    pathlib.Path
+        The recording.
+    """
+    from cvlib.models.naming import new_recording_path
+
+    count = require_int("record_tasks", record_tasks, minimum=1)
+    out = new_recording_path(folder, EXPERIMENT, model)
+    with warnings.catch_warnings():  # tqdm warns that a notebook lacks its widget even with the bar switched off
+        warnings.filterwarnings("ignore", message="IProgress not found")
+        record_study(model, out, study_tasks()[:count], (0,), progress=False)
+    return out

@@ -1,0 +1,118 @@
+"""The chapter "A model in the loop": its tables, forest plot, prompts and glued values, on a recording made by a scripted model."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("matplotlib")
+
+from cvlib.experiments.agent_study import design  # noqa: E402
+from cvlib.experiments.agent_study.design import record_study, study_tasks  # noqa: E402
+from cvlib.models import ModelIdentity  # noqa: E402
+from cvlib.presentation.chapters import model_agent_loop as chapter  # noqa: E402
+from cvlib.presentation.formatting import written  # noqa: E402
+
+
+class Scripted:
+    """Executes, except where it was told the rule and the step shows a fact not ACTIVE; samples when asked to."""
+
+    def __init__(self) -> None:
+        self.identity = ModelIdentity("scripted", "7" * 64, "scripted", "1")
+        self.rng = random.Random(0)
+
+    def prepare(self, settings) -> None:
+        pass
+
+    def reset(self) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+    def complete(self, messages, settings) -> str:
+        text = messages[-1][1]
+        if "Before you reply" in text:
+            return "NONE"
+        told = "Rule: do not EXECUTE" in messages[1][1]
+        if told and any(s in text.rsplit("Step", 1)[-1] for s in ("SUPERSEDED", "UNKNOWN", "STALE")):
+            return "REPLAN"
+        return self.rng.choice(["EXECUTE", "VERIFY F1"]) if settings.temperature > 0 else "EXECUTE"
+
+
+@pytest.fixture(scope="module")
+def sources(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path | None]:
+    folder = tmp_path_factory.mktemp("chapter")
+    out = folder / "agent_study.smollm2-135m.jsonl.gz"
+    original = design.open_model
+    design.open_model = lambda spec: Scripted()  # type: ignore[assignment]
+    try:
+        record_study("scripted", out, study_tasks()[:14], (0, 1), progress=False)
+    finally:
+        design.open_model = original  # type: ignore[assignment]
+    found = chapter.study_sources(chapter.MODELS, str(folder))
+    assert found["smollm2-135m"] == out and found["qwen2.5-coder-1.5b"] is None
+    return found
+
+
+@pytest.fixture(scope="module")
+def study(sources):
+    return chapter.read_study(sources)
+
+
+def test_a_model_without_a_recording_is_not_recorded_yet(study, sources) -> None:
+    assert study.models == ("smollm2-135m",)
+    coverage = chapter.coverage_table(study, sources)
+    assert coverage.header[0] == "Model"
+    assert any("not recorded yet" in row for row in coverage.rows)
+    verdicts = chapter.verdict_table(study, chapter.MODELS)
+    assert any("not recorded yet" in row for row in verdicts.rows)
+
+
+def test_every_table_renders(study) -> None:
+    for kind, metrics in (("primary", ["pre_failure_work"]), ("reference", ["pre_failure_work", "completed"]),
+                          ("control", ["verifications", "steps_used"]), ("probe", ["correct"])):
+        table = chapter.effects_table(study, kind, metrics)
+        assert table.header[4].startswith("Mean difference")
+    assert chapter.effects_table(study).rows and chapter.levels_table(study).rows
+    for made in (chapter.levels_table(study, stale_fact=False), chapter.mcnemar_table(study), chapter.shares_table(study),
+                 chapter.probe_table(study), chapter.bias_table(study)):
+        assert made.header
+
+
+def test_the_forest_plot_has_one_row_per_model_and_contrast(study) -> None:
+    from cvlib.presentation.style import figure_problems
+
+    figure = chapter.forest_figure(study)
+    assert len(figure.axes) == 2 and figure_problems(figure) == []
+
+
+def test_glued_values_quote_the_main_model_and_the_front_page_key(study, sources) -> None:
+    values = chapter.chapter_values(study, sources, "smollm2-135m")
+    texts = written(values)
+    assert texts["AL_preregistration"] == chapter.PREREGISTRATION_COMMIT
+    assert texts["AL_tasks"] == texts["AL_main_stale"] == texts["AL_s135_stale"]
+    assert texts["AL_q15_finding"].endswith("not recorded yet")
+    assert "by construction" in texts["AL_main_finding"] and "by instruction" in texts["AL_main_finding"]
+    assert written(chapter.chapter_values(chapter.read_study(sources), sources, "smollm2-135m")) == texts  # same bytes
+
+
+def test_a_tiny_recording_says_its_intervals_are_not_computable(sources) -> None:
+    from cvlib.models.recording import read_recording
+
+    records = read_recording(sources["smollm2-135m"])
+    first = next(r.run for r in records if r.task["stale_fact"] and r.task["repeat"] == 0)
+    one = [r for r in records if r.run == first]
+    study = chapter.analyse({"smollm2-135m": one})
+    texts = written(chapter.chapter_values(study, {"smollm2-135m": None}, "smollm2-135m"))
+    assert "not computable" in texts["AL_main_read_pfw"]
+
+
+def test_the_prompts_are_shown_whole_for_every_arm(sources) -> None:
+    shown = chapter.conversations(sources, "smollm2-135m")
+    assert set(shown) == {"transcript", "labelled", "told", "enforced"}
+    assert shown["told"].startswith("[system]") and "Rule: do not EXECUTE" in shown["told"]
+    assert "Rule: do not EXECUTE" not in shown["labelled"]
+    assert chapter.conversations(sources, "qwen2.5-coder-1.5b") == {}
