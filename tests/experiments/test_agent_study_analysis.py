@@ -167,3 +167,14 @@ def test_report_of_nothing_is_empty() -> None:
     study = report.analyse({})
     assert study.models == () and study.effects.empty
     assert report.verdicts(study, ["smollm2-135m"])["verdict"].tolist() == [report.NOT_RECORDED]
+
+
+def test_report_of_control_tasks_only_grades_what_it_can(recording: Path) -> None:
+    from cvlib.experiments.agent_study import report
+    from cvlib.models.recording import read_recording
+
+    records = read_recording(recording)
+    control = next(r.run for r in records if not r.task["stale_fact"] and r.task["repeat"] == 0)
+    study = report.analyse({"smollm2-135m": [r for r in records if r.run == control]}, resamples=200)
+    table = report.verdicts(study, ["smollm2-135m"])
+    assert table[table["prediction"] == "P3a"]["verdict"].tolist() == [report.NOT_DECIDED]

@@ -251,6 +251,8 @@ def _p1_p2(study: StudyAnalysis, model: str) -> list[dict[str, Any]]:
 
 def _p3(study: StudyAnalysis, model: str) -> list[dict[str, Any]]:
     runs = study.runs[(study.runs["model"] == model) & study.runs["stale_fact"]]
+    if runs.empty:
+        return [_row("P3a", model, NOT_DECIDED, what="tasks with the same pre-failure work", note="no stale-fact task recorded")]
     pfw = runs.groupby(["task", "arm"])["pre_failure_work"].mean().unstack("arm")
     same = int((pfw["enforced"] == pfw[VALIDITY_AWARE]).sum())
     rows = [_row("P3a", model, HELD if same == len(pfw) else NOT_HELD, what="tasks with the same pre-failure work",
