@@ -89,6 +89,33 @@ def others_busy(seconds: float = 1.0) -> float | None:
     return round(max(0.0, cores * (second[0] - first[0] - own) / (second[1] - first[1])), 2)
 
 
+class OthersMeter:
+    """How many cores other processes kept busy, on average, between :meth:`start` and :meth:`stop`.
+
+    A model row runs for minutes in a child process; a one-second probe before and after (or the
+    load average, which lags and counts our own work) misses another user's burst in the middle.
+    This reads the machine's busy time and this process tree's own (the child's, once reaped) at
+    both ends, so the difference is everyone else's over the whole row.
+    """
+
+    def __init__(self) -> None:
+        self._first: tuple[int, int] | None = None
+        self._own = 0
+
+    def start(self) -> None:
+        """Take the first reading."""
+        self._first, self._own = _busy_jiffies(), _own_tree_jiffies()
+
+    def stop(self) -> float | None:
+        """Cores kept busy by others since :meth:`start` (None where ``/proc`` is missing)."""
+        second, own = _busy_jiffies(), _own_tree_jiffies()
+        if self._first is None or second is None or second[1] == self._first[1]:
+            return None
+        others = second[0] - self._first[0] - max(0, own - self._own)
+        cores = os.cpu_count() or 1
+        return round(max(0.0, cores * others / (second[1] - self._first[1])), 2)
+
+
 def _own_tree_jiffies() -> int:
     """CPU jiffies used so far by this process's own processes (:func:`own_processes`), from ``/proc``.
 

@@ -166,12 +166,27 @@ def _child(module: str, *args: str) -> dict[str, Any]:
         return json.loads(saved.read_text())
 
 
-def models_part(models: tuple[str, ...] = MODELS, threads: tuple[int, ...] = MODEL_THREADS) -> dict[str, Any]:
+def _measured(module: str, *args: str) -> dict[str, Any]:
+    """A child's result with the loads around it and the cores others kept busy during it."""
+    from .machine import OthersMeter
+
+    before, meter = load(), OthersMeter()
+    meter.start()
+    row = _child(module, *args)
+    row.pop("machine", None)
+    row["others_cores_during"] = meter.stop()
+    row["load_before"], row["load_after"] = before, load()
+    return row
+
+
+def models_part(models: tuple[str, ...] = MODELS, threads: tuple[int, ...] = MODEL_THREADS, *, rows: bool = True,
+                layout: bool = True, kept: dict[str, Any] | None = None) -> dict[str, Any]:
     """Per model and thread count: load, token rates, seconds per study call and edit trial; then the layouts.
 
     Each measurement runs in a fresh process. The layouts (``benchmarks.model_layout``: today's one run
     per arm against a task's arms together) give ``layout_speedup`` and ``floor_ratio``. A model that is
-    not installed is skipped with one line saying why (the rest of the suite does not need them).
+    not installed is skipped with one line saying why (the rest of the suite does not need them). With
+    ``kept`` (the record's part so far), what is not re-measured is kept: the other models' rows, or the layout.
     """
     try:
         import xllamacpp  # noqa: F401
@@ -179,28 +194,25 @@ def models_part(models: tuple[str, ...] = MODELS, threads: tuple[int, ...] = MOD
         return {"skipped": f"{type(err).__name__}: {str(err).splitlines()[0] if str(err) else ''}"}
     from cvlib.models import model_path
 
-    rows, missing = [], {}
-    for model in models:
+    part: dict[str, Any] = {k: v for k, v in (kept or {}).items() if k != "skipped"}
+    measured: list[dict[str, Any]] = []
+    missing = dict(part.get("not_installed", {}))
+    for model in models if rows else ():
         try:
             model_path(model)
         except Exception as err:  # noqa: BLE001
             missing[model] = f"{type(err).__name__}: {str(err).splitlines()[0] if str(err) else ''}"
             continue
         for count in threads:
-            before = load()
-            row = _child("benchmarks.models", "--model", model, "--threads", str(count))
-            row.pop("machine", None)
-            row["load_before"], row["load_after"] = before, load()
-            rows.append(row)
+            measured.append(_measured("benchmarks.models", "--model", model, "--threads", str(count)))
             print(f"  model {model}, {count} thread(s) measured", file=sys.stderr)
-    part: dict[str, Any] = {"models": list(models), "rows": rows, "not_installed": missing}
-    if LAYOUT_MODEL not in missing:
-        before = load()
-        layout = _child("benchmarks.model_layout", "--model", LAYOUT_MODEL)
-        layout.pop("machine", None)
-        layout["load_before"], layout["load_after"] = before, load()
-        part["layout"] = layout
-        part["layout_speedup"], part["floor_ratio"] = layout["layout_speedup"], layout["floor_ratio"]
+    fresh = {(r["model"], r["threads"]): r for r in measured}
+    kept_rows = [fresh.pop((r["model"], r["threads"]), r) for r in part.get("rows", [])]  # re-measured in place
+    part["rows"] = kept_rows + list(fresh.values())
+    part["not_installed"] = missing
+    if layout and LAYOUT_MODEL not in missing:
+        part["layout"] = _measured("benchmarks.model_layout", "--model", LAYOUT_MODEL)
+        part["layout_speedup"], part["floor_ratio"] = part["layout"]["layout_speedup"], part["layout"]["floor_ratio"]
         print("  model layouts measured", file=sys.stderr)
     return part
 
@@ -314,7 +326,7 @@ def sweeps(repeats: int, count: int) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> None:
-    parts = ["cases", "memory", "startup", "breakdowns", "sweeps", "models"]
+    parts = ["cases", "memory", "startup", "breakdowns", "sweeps", "models", "model_layout"]
     parser = argparse.ArgumentParser(description="cvlib benchmark suite")
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--quick", action="store_true", help="sizes up to 10⁵ steps, no sweeps")
@@ -323,6 +335,8 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--original", metavar="DIR", default=None,
                         help="a checkout of the original implementation, kept outside this repository: "
                              "times it in the same run beside every case it can run")
+    parser.add_argument("--models", nargs="+", default=list(MODELS), metavar="SPEC",
+                        help=f"the models the models part measures (default: {' '.join(MODELS)})")
     parser.add_argument("--out", default=str(OUT))
     parser.add_argument("--update", action="store_true",
                         help="keep the parts of the record in --out that this run does not measure (with --only)")
@@ -392,8 +406,9 @@ def main(argv: list[str] | None = None) -> None:
         record["sweeps"] = _python("-m", "benchmarks.run", "--sweeps", str(args.sweep_plans),
                                    "--repeats", str(max(SWEEP_REPEATS, args.repeats)))
         print("  sweeps measured", file=sys.stderr)
-    if "models" in only and not args.quick:
-        record["models"] = models_part()
+    if only & {"models", "model_layout"} and not args.quick:
+        record["models"] = models_part(tuple(args.models), rows="models" in only, layout="model_layout" in only,
+                                       kept=record.get("models") if args.update else None)
     if not args.update:
         record["load_average_end"] = load()
     mark_busy(record)

@@ -59,6 +59,9 @@ _REQUIRED = ("machine", "cases")
 
 #: A row measured above this 1-minute load average per core (before or after it) is not printed as a figure.
 BUSY_LOAD_PER_CORE = 1.5
+#: A row measured over a whole run (the model rows) is busy when other processes kept more than this many
+#: cores busy on average meanwhile (``benchmarks.machine.OthersMeter``): a burst the load average misses.
+BUSY_OTHERS_CORES = 0.25
 #: The parallel sweeps count only when other processes kept fewer cores than this busy, before and after them.
 IDLE_OTHERS_CORES = 0.25
 #: What a page shows in place of a figure measured on a busy machine.
@@ -81,6 +84,9 @@ def row_busy(row: Mapping[str, Any], cores: int) -> bool | None:
     -------
     bool or None
     """
+    others = row.get("others_cores_during")
+    if others is not None and others > BUSY_OTHERS_CORES:
+        return True
     loads = [row.get("load_before"), row.get("load_after")]
     if not all(loads):
         return None

@@ -319,3 +319,13 @@ def test_orphans_of_the_suites_process_group_are_its_own() -> None:
     assert own_processes(parents, groups, 10, 10) == {10, 11, 30, 31}
     assert own_processes(parents, groups, 40, 40) == {40}
     assert own_processes(parents, groups, 41, 1) == {41}  # never everything in process 1's group
+
+
+def test_a_model_row_is_busy_when_others_kept_cores_busy_during_it(record: dict) -> None:
+    """The load average misses a burst in the middle of a minutes-long row; the meter over the whole row does not."""
+    quiet, noisy = _model_row(1, 0.5), _model_row(2, 0.5)
+    quiet["others_cores_during"], noisy["others_cores_during"] = 0.05, 0.9
+    record["models"] = {"rows": [quiet, noisy]}
+    report.mark_busy(record)
+    assert not quiet["busy"] and noisy["busy"]
+
