@@ -167,7 +167,6 @@ _MODULES: dict[str, str] = {
     "extension_figures": "cvlib.presentation.extension_figures",
     "figures": "cvlib.presentation.figures",
     "formatting": "cvlib.presentation.formatting",
-    "model_notes_figures": "cvlib.presentation.model_notes_figures",
     "notes_figures": "cvlib.presentation.notes_figures",
     "performance": "cvlib.presentation.performance",
     "published": "cvlib.presentation.published",

@@ -214,7 +214,7 @@ def trial_intervals_figure(arms: pd.DataFrame, arm_names: Mapping[str, str], con
 
 
 def policy_curves_figure(curves: pd.DataFrame, wrong_share: float) -> Figure:
-    """Expected stale edits per release and 100 notes against the assumed share of changed notes that are wrong.
+    """Expected stale edits per release and 100 notes against the share of changed notes that are wrong (not measured).
 
     Parameters
     ----------
@@ -222,7 +222,7 @@ def policy_curves_figure(curves: pd.DataFrame, wrong_share: float) -> Figure:
         :func:`cvlib.notes.trials.expected_stale_edits` over a range of
         ``wrong_share``, with that column added.
     wrong_share:
-        The assumption the chapter's table uses, marked with a vertical line.
+        The share the chapter's table uses (not measured: 1.0 gives upper bounds), marked with a vertical line.
 
     Returns
     -------
@@ -247,7 +247,7 @@ def policy_curves_figure(curves: pd.DataFrame, wrong_share: float) -> Figure:
     ax.plot(gate["wrong_share"], gate["stale_edits"], color=GATE_COLOURS["dependency-aware"], lw=2.5)
     ax.plot(gate["wrong_share"], gate["true_withheld"], ":", color=GATE_COLOURS["dependency-aware"], lw=2)
     ax.axvline(wrong_share, color="#555555", lw=0.8)
-    ax.set_xlabel("share of notes on changed code that are now wrong (an assumption)")
+    ax.set_xlabel("share of notes on changed code that are now wrong (not measured)")
     ax.set_ylabel("per release step, per 100 notes")
     handles = [
         Line2D([], [], color=OUTCOME_COLOURS["stale"], label="warn with a label: stale edits"),

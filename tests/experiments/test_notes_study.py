@@ -9,7 +9,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from cvlib.core.errors import ModelError, ParameterError
+from cvlib.core.errors import ParameterError
 from cvlib.experiments import notes_study as nt
 from cvlib.experiments.notes_study import tasks as nt_tasks
 from cvlib.experiments.notes_study import trials as nt_trials
@@ -79,8 +79,8 @@ def test_every_task_sits_where_the_two_gates_disagree_in_the_committed_histories
 
 
 def test_the_wide_rule_withholds_every_task_and_the_precise_rule_most(tasks, tables):
+    from cvlib.experiments.notes_study.analysis import gate_shown
     from cvlib.notes.history import step_statuses
-    from cvlib.presentation.model_notes_figures import gate_values
 
     found = {}
     for project, table in tables.items():
@@ -94,10 +94,10 @@ def test_the_wide_rule_withholds_every_task_and_the_precise_rule_most(tasks, tab
     # only the annotation of View.decorators (Flask 3.0.1), flask-has-level-handler and flask-is-null-session only
     # what names their annotations read, which nothing reads
     assert withheld >= 31
-    values = gate_values(tasks, ROOT / "data" / "code_history")
-    assert values["MN_gate_withheld"][0] == withheld and values["MN_gate_wide"][0] == len(tasks)
+    gate = gate_shown(tasks, ROOT / "data" / "code_history")
+    assert gate["withheld"] == withheld and gate["wide"] == len(tasks)
     shown = [i for i, (p, _) in found.items() if p != "DEPENDENCY_CHANGED"]
-    assert values["MN_gate_shown"][0] == len(shown) and all(i in values["MN_gate_shown_ids"][0] for i in shown)
+    assert sorted(gate["shown"]) == sorted(shown)
 
 
 def test_step_statuses_names_a_version_the_table_lacks(tables):
@@ -205,36 +205,6 @@ def test_classifier_on_an_indented_answer_and_a_removal(tasks):
     assert nt.extract_code("```\nx = 1\n```") == "x = 1\n"
 
 
-# -- summaries ----------------------------------------------------------------------------
-
-
-def fake_lines(outcomes: dict[tuple[str, str], str]) -> list[dict]:
-    return [{"experiment": nt.EXPERIMENT, "task": {"id": task, "rule_kind": "ordering"}, "arm": arm,
-             "outcome": {"outcome": outcome}} for (task, arm), outcome in outcomes.items()]
-
-
-def test_summary_counts_tasks_per_arm_with_intervals():
-    outcomes = {(f"t{k}", arm): "unchanged" for k in range(4) for arm in nt.ARMS}
-    outcomes[("t0", "dependency_changed")] = "stale_edit"
-    outcomes[("t1", "dependency_changed")] = "stale_edit"
-    outcomes[("t0", "true_note")] = "true_edit"
-    outcomes[("t9", "control")] = "other"  # an unfinished task: left out of the comparison
-    frame = nt.task_outcomes(fake_lines(outcomes) + [{"experiment": "agent_loop", "task": {}, "arm": "x", "outcome": 1}])
-    summary = nt.arm_summary(frame).set_index("arm")
-    assert summary.loc["dependency_changed", "tasks"] == 4
-    assert summary.loc["dependency_changed", "stale_edit"] == 2
-    assert summary.loc["true_note", "right"] == 0.25
-    lo, hi = summary.loc["dependency_changed", ["stale_low", "stale_high"]]
-    assert 0 < lo < 0.5 < hi < 1
-    share = nt.stale_edit_share(frame[frame["task"] != "t9"])
-    assert share["trials"] == 12 and share["stale_edits"] == 2
-
-
-def test_an_unknown_outcome_in_a_recording_is_refused():
-    with pytest.raises(ModelError, match="outcome 'maybe'"):
-        nt.task_outcomes(fake_lines({("t", "control"): "maybe"}))
-
-
 # -- the run, with a fake model -------------------------------------------------------------
 
 
@@ -300,39 +270,6 @@ def test_a_recording_re_derives_from_its_lines(path, tasks):
     assert len(json.loads(path.read_text().splitlines()[0])) == 12
 
 
-def test_replay_re_asks_every_prompt_and_refuses_a_changed_one(tasks, tmp_path, monkeypatch):
-    task = tasks[1]
-    out = tmp_path / "rec.jsonl"
-    monkeypatch.setitem(nt_trials._LOADED, "model:fake.gguf", FakeModel(task))
-    monkeypatch.setattr(nt_trials, "load_tasks", lambda _path: (task,))
-    nt.NotesTrialRun("tasks.yaml", "fake.gguf", str(out)).rows(0, 1)
-    replayed = nt.replay_outcomes([task], out)
-    assert replayed["outcome"].tolist() == ["unchanged", "unchanged", "stale_edit", "stale_edit", "stale_edit", "unchanged"]
-    changed = nt.NotesTask(**{**{f: getattr(task, f) for f in nt.NotesTask.__dataclass_fields__}, "stale_note": "other words"})
-    with pytest.raises(ModelError, match="holds no call with this prompt"):
-        nt.replay_outcomes([changed], out)
-    rates = nt.measured_rates(nt.arm_summary(replayed))
-    assert rates["shown_as_fresh"] == 1.0 and rates["withheld"] == 0.0 and rates["true_note"] == 0.0
-
-
-def test_chapter_recording_says_where_the_answers_come_from(tmp_path, monkeypatch):
-    rec = tmp_path / "notes_trials.x.jsonl"
-    with pytest.raises(ModelError, match="does not exist"):
-        nt.chapter_recording(rec, TASKS_FILE)
-    rec.write_text("")
-    path, line = nt.chapter_recording(rec, TASKS_FILE)
-    assert path == rec and line.startswith("Replaying the recording notes_trials.x.jsonl; rerun with -p model")
-    with pytest.raises(ModelError, match="does not exist"):
-        nt.chapter_recording(rec, TASKS_FILE, model="/m.gguf", runs=tmp_path)
-    with pytest.raises(ParameterError, match="tasks must be a whole number"):
-        nt.chapter_recording(rec, TASKS_FILE, tasks=-1)
-
-
 def test_prompts_are_shown_once_per_arm(tasks):
     text = nt.prompt_markdown(tasks[0])
     assert text.count("[system]") == len(nt.ARMS) and text.count(nt.VERIFY_RULE) == 1
-
-
-def test_no_comparison_without_a_second_recording(tasks, tmp_path):
-    comparison, names = nt.recording_comparison({"a": tmp_path / "none.jsonl", "b": None}, tasks)
-    assert comparison is None and names == ("a", "b")

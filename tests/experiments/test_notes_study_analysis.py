@@ -70,3 +70,85 @@ def test_refutation_lowers_stale_edits_for_a_model_that_reads_it(recording: Path
 def test_the_real_gate_shows_some_of_the_stale_notes() -> None:
     gate = na.gate_shown(load_tasks(ROOT / "data" / "model_trials" / "notes_tasks.yaml"), ROOT / "data" / "code_history")
     assert gate["withheld"] + len(gate["shown"]) == 44 and gate["wide"] == 44
+
+
+# -- the study's tables: whole groups, coverage, the real gate, kinds, reasons, the audit, predictions -------------
+
+
+@pytest.fixture(scope="module")
+def outcomes(recording: Path):
+    return na.study_outcomes({"scripted": [recording], "absent": []}, TASKS, {})
+
+
+def test_study_outcomes_name_the_models_and_keep_whole_groups_only(recording: Path, outcomes) -> None:
+    assert set(outcomes["model"]) == {"scripted"}
+    cut = na.read_outcomes([recording], TASKS, {}, name="scripted")
+    first = cut[(cut["task"] == TASKS[0].id) & (cut["variant"] == "refutable")].index[:2]
+    assert len(na.whole_groups(cut.drop(index=first))) == len(cut) - 6  # a group missing arms leaves whole
+    assert na.study_outcomes({"absent": []}, TASKS, {}).empty
+
+
+def test_coverage_states_the_n_of_every_variant(outcomes) -> None:
+    cov = na.coverage(outcomes)
+    assert cov[["variant", "repeat", "tasks", "answers"]].values.tolist() == [
+        ["unrefutable", 0, len(TASKS), 6 * len(TASKS)], ["refutable", 0, len(TASKS), 6 * len(TASKS)]]
+
+
+def test_the_real_gate_costs_the_stale_edits_on_the_tasks_it_shows(outcomes) -> None:
+    shown = [TASKS[0].id, TASKS[3].id]
+    gate = na.gate_effect(outcomes, shown).set_index("variant")
+    assert gate.loc["unrefutable", "shown_stale"] == 2 and gate.loc["unrefutable", "real_stale"] == 2
+    assert gate.loc["unrefutable", "ideal_stale"] == 0
+    assert gate.loc["unrefutable", "mean"] == pytest.approx(2 / len(TASKS))
+    assert gate.loc["refutable", "real_stale"] == 0  # the scripted model holds back when refuted
+
+
+def test_kind_counts_and_other_reasons(outcomes) -> None:
+    kinds = na.kind_counts(outcomes, "dependency_changed")
+    assert kinds["tasks"].sum() == len(TASKS)
+    assert kinds["stale_unrefutable"].sum() == len(TASKS) and kinds["stale_refutable"].sum() == 0
+    assert kinds["unchanged_refutable"].sum() == len(TASKS)
+    other = na.other_reasons(outcomes)
+    assert other["other"].tolist() == [0, 0] and other["answers"].tolist() == [6 * len(TASKS)] * 2
+
+
+def test_a_model_contrast_pairs_tasks(outcomes) -> None:
+    import pandas as pd
+
+    both = pd.concat([outcomes, outcomes.assign(model="copy")], ignore_index=True)
+    same = na.model_contrast(both, "scripted", "copy", arm="dependency_changed", outcome="stale_edit")
+    assert same["tasks"] == len(TASKS) and same["mean"] == 0 and same["first"] == len(TASKS)
+    assert na.model_contrast(outcomes, "scripted", "absent")["tasks"] == 0
+
+
+def test_every_prediction_has_a_verdict_and_a_missing_model_is_not_recorded_yet(outcomes) -> None:
+    verdicts = na.predictions(outcomes, "scripted", "absent", "absent")
+    assert set(verdicts["prediction"]) == set(na.PREDICTIONS)
+    np1 = verdicts[verdicts["prediction"] == "NP1"].set_index("measure")["verdict"]
+    assert list(np1) == [na.NOT_RECORDED, na.NOT_RECORDED, "does not hold"]  # the scripted model's drop is −1
+    assert (verdicts[verdicts["model"] == "absent"]["verdict"] == na.NOT_RECORDED).all()
+    np3 = verdicts[(verdicts["prediction"] == "NP3") & (verdicts["model"] == "scripted")]
+    assert (np3["verdict"] == "holds").all() and len(np3) == 4
+
+
+def test_the_audit_is_compared_answer_by_answer(tmp_path: Path, outcomes) -> None:
+    audit = tmp_path / "audit.csv"
+    first = TASKS[0].id
+    audit.write_text("model,task,arm,drawn,verdict,collateral,reason\n"
+                     f"scripted,{first},dependency_changed,yes,stale,,x\nscripted,{first},control,yes,other,,y\n"
+                     f"nobody,{first},control,yes,unchanged,,z\n", encoding="utf-8")
+    agreement = na.audit_agreement(audit, outcomes)
+    assert agreement["agree"].tolist() == [True, False, False]
+    assert agreement["reader"].tolist() == ["stale_edit", "unchanged", "–"]
+
+
+def test_the_reader_agrees_with_the_hand_audit_on_every_audited_answer() -> None:
+    """The chapter's claim: 78 of 78 audited answers of the first recordings read alike."""
+    data = ROOT / "data" / "model_trials"
+    tasks = load_tasks(data / "notes_tasks.yaml")
+    from cvlib.experiments.notes_study import load_stale_effects
+
+    sources = {m: [data / f"notes_trials.{m}.jsonl"] for m in ("qwen2.5-coder-0.5b", "qwen2.5-coder-1.5b")}
+    outcomes = na.study_outcomes(sources, tasks, load_stale_effects(str(data / "notes_stale_effects.yaml")))
+    agreement = na.audit_agreement(data / "notes_audit.csv", outcomes)
+    assert len(agreement) == 78 and agreement["agree"].all(), agreement[~agreement["agree"]]

@@ -1,8 +1,8 @@
 """The notes study: a local model asked to edit real functions with a true, a stale or no context note.
 
 Its tasks (:mod:`.tasks`), the arms' prompts and the first recorder
-(:mod:`.trials`), the first outcome check (:mod:`.classify`) and its summaries
-(:mod:`.results`); the pre-registered study's refuting contexts
+(:mod:`.trials`) with its first outcome check (:mod:`.classify`, kept because
+the first recordings store its verdicts); the pre-registered study's refuting contexts
 (:mod:`.refutations`), design (:mod:`.design`), the answers read as code
 (:mod:`.reading`) and the analysis (:mod:`.analysis`). The model runtime it asks is
 :mod:`cvlib.models`; the chapter that shows it reads only the recordings.
@@ -13,18 +13,6 @@ from __future__ import annotations
 from cvlib.experiments.notes_study.classify import classify, extract_code
 from cvlib.experiments.notes_study.reading import READ_OUTCOMES, Reading, StaleEffect, load_stale_effects, read_answer
 from cvlib.experiments.notes_study.refutations import Refutation, load_refutations
-from cvlib.experiments.notes_study.results import (
-    arm_summary,
-    compare_models,
-    complete_tasks,
-    kind_summary,
-    measured_rates,
-    recording_comparison,
-    replay_outcomes,
-    stale_edit_share,
-    task_grid,
-    task_outcomes,
-)
 from cvlib.experiments.notes_study.tasks import RULE_KINDS, Edit, NotesTask, TaskFileError, load_tasks
 from cvlib.experiments.notes_study.trials import (
     ARM_LABELS,
@@ -37,10 +25,8 @@ from cvlib.experiments.notes_study.trials import (
     VERIFY_RULE,
     NotesTrialRun,
     build_prompt,
-    chapter_recording,
     decision_of,
     prompt_markdown,
-    run_trials,
     runtime_installed,
     task_record,
     trial_plan,
@@ -64,28 +50,16 @@ __all__ = [
     "Refutation",
     "StaleEffect",
     "TaskFileError",
-    "arm_summary",
     "build_prompt",
-    "chapter_recording",
     "classify",
-    "compare_models",
-    "complete_tasks",
     "decision_of",
     "extract_code",
-    "kind_summary",
     "load_refutations",
     "load_stale_effects",
     "load_tasks",
-    "measured_rates",
     "prompt_markdown",
     "read_answer",
-    "recording_comparison",
-    "replay_outcomes",
-    "run_trials",
     "runtime_installed",
-    "stale_edit_share",
-    "task_grid",
-    "task_outcomes",
     "task_record",
     "trial_plan",
 ]

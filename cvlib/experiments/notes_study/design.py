@@ -46,6 +46,7 @@ __all__ = [
     "VARIANTS",
     "group_arms",
     "group_name",
+    "reader_recording",
     "record_notes_study",
     "recorded_groups",
     "refuting_context",
@@ -320,3 +321,46 @@ def record_notes_study(
             recorded += 1
             bar.update(1)
     return recorded, len(jobs) - len(todo)
+
+
+def reader_recording(model: str, record_tasks: int, folder: str | os.PathLike[str], tasks: Sequence[NotesTask],
+                     refutations: Mapping[str, Refutation], effects: Mapping[str, StaleEffect]) -> Path:
+    """A reader's own recording: the first ``record_tasks`` tasks of :func:`study_order`, both variants, greedy.
+
+    The chapter's ``model`` parameter lands here: a bundled name, a GGUF path
+    or a server URL records (resuming) into ``notes_study.<model>.jsonl.gz`` in
+    ``folder`` (:func:`~cvlib.models.naming.new_recording_path`), and the page
+    then reads only that file. A prefix of the seeded order is a random sample
+    of the tasks, as the pre-registered stopping rule says of a cut recording.
+
+    Parameters
+    ----------
+    model : str
+        The model's spec (:func:`~cvlib.models.registry.open_model`).
+    record_tasks : int
+        How many tasks, from the start of the seeded order.
+    folder : str or os.PathLike
+        Where the recording goes (``_runs`` under the repository root).
+    tasks : sequence of NotesTask
+        The tasks, in file order.
+    refutations : Mapping
+        The verified refutations by task id (a task without one gets no refutable group).
+    effects : Mapping
+        The stated stale effects by task id.
+
+    Returns
+    -------
+    pathlib.Path
+        The recording.
+    """
+    import warnings
+
+    from cvlib.models.naming import new_recording_path
+
+    count = require_int("record_tasks", record_tasks, minimum=1)
+    out = new_recording_path(folder, EXPERIMENT, model)
+    with warnings.catch_warnings():  # tqdm warns that a notebook lacks its widget even with the bar switched off
+        warnings.filterwarnings("ignore", message="IProgress not found")
+        record_notes_study(model, out, study_order(tasks)[:count], [("unrefutable", 0), ("refutable", 0)],
+                           refutations=refutations, effects=effects, progress=False)
+    return out

@@ -35,11 +35,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from cvlib.core.errors import ModelError, ParameterError
+from cvlib.core.errors import ParameterError
 from cvlib.experiments.notes_study.classify import classify, extract_code
 from cvlib.experiments.notes_study.tasks import NotesTask, load_tasks
 from cvlib.models.interface import LanguageModel
-from cvlib.models.naming import new_recording_path, recording_stem
+from cvlib.models.naming import recording_stem
 from cvlib.models.registry import open_model
 from cvlib.models.settings import GenerationSettings, Message
 
@@ -54,12 +54,10 @@ __all__ = [
     "VERIFY_RULE",
     "NotesTrialRun",
     "build_prompt",
-    "chapter_recording",
     "classify",
     "decision_of",
     "extract_code",
     "prompt_markdown",
-    "run_trials",
     "runtime_installed",
     "task_record",
     "trial_plan",
@@ -320,79 +318,6 @@ def runtime_installed() -> bool:
     import importlib.util
 
     return importlib.util.find_spec("xllamacpp") is not None
-
-
-def run_trials(tasks_file: str | Path, model: str, out: str | Path, tasks: int | None = None) -> Path:
-    """Record (or resume) the notes trials with one model file in this process, task after task.
-
-    The chapters call this when given ``-p model PATH``; the committed
-    recordings come from ``data/model_trials/record_notes_trials.py``, which
-    runs the same :class:`NotesTrialRun` on the sweep backends.
-
-    Parameters
-    ----------
-    tasks_file : str or pathlib.Path
-        The task file.
-    model : str
-        Any model spec (:func:`~cvlib.models.registry.open_model`).
-    out : str or pathlib.Path
-        The recording to write or resume.
-    tasks : int, optional
-        Only the first this many tasks.
-
-    Returns
-    -------
-    pathlib.Path
-        ``out``.
-    """
-    from cvlib.models.recording import read_recording
-
-    path = Path(out)
-    done = frozenset((r.task["id"], str(r.arm)) for r in read_recording(path, allow_cut_tail=True)) if path.is_file() else frozenset()
-    run = NotesTrialRun(str(tasks_file), str(model), str(path), done)
-    n = len(run) if tasks is None else min(int(tasks), len(run))
-    for number in range(n):
-        run.rows(number, number + 1)
-    return path
-
-
-def chapter_recording(recording: str | Path, tasks_file: str | Path, model: str = "", tasks: int = 0,
-                      runs: str | Path = "_runs") -> tuple[Path, str]:
-    """The recording a chapter reads, and one line saying where its answers come from.
-
-    With ``model`` empty the chapter replays the committed ``recording``;
-    with a model spec (a bundled name, a GGUF path, a server URL) it first
-    records the trials with that model, resuming
-    :func:`~cvlib.models.naming.new_recording_path` in ``runs``, then reads that file.
-
-    Parameters
-    ----------
-    recording : str or pathlib.Path
-        The committed recording.
-    tasks_file : str or pathlib.Path
-        The task file.
-    model : str
-        Empty, or any model spec.
-    tasks : int
-        With ``model``: only the first this many tasks (0: all).
-    runs : str or pathlib.Path
-        Where a new recording goes.
-
-    Returns
-    -------
-    tuple of (pathlib.Path, str)
-    """
-    if isinstance(tasks, bool) or not isinstance(tasks, int) or tasks < 0:
-        raise ParameterError(f"tasks must be a whole number >= 0 (0 for all), got {tasks!r}")
-    if not model:
-        path = Path(recording)
-        if not path.is_file():
-            raise ModelError(f"recording {str(path)!r} does not exist; record it with data/model_trials/record_notes_trials.py")
-        return path, (f"Replaying the recording {path.name}; rerun with -p model NAME, PATH or URL to record the "
-                      "trials anew with another model.")
-    out = new_recording_path(runs, EXPERIMENT, model)
-    run_trials(tasks_file, model, out, tasks or None)
-    return out, f"Recorded with {recording_stem(model)} into {out.name} (resumed where a previous run stopped), then replayed."
 
 
 def prompt_markdown(task: NotesTask) -> str:

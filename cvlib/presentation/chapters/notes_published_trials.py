@@ -202,7 +202,7 @@ def expected_numbers(expected: pd.DataFrame, counts: pd.DataFrame, wrong_share: 
     counts
         The status counts it was computed from (:func:`cvlib.notes.replay.step_counts`).
     wrong_share
-        The assumed share of notes on changed code whose advice is now wrong.
+        The share of notes on changed code counted as wrong (1.0 on the page: not measured, so an upper bound).
 
     Returns
     -------
@@ -240,7 +240,7 @@ def provenance_table(arms: pd.DataFrame, wrong_share: float) -> pd.DataFrame:
     arms
         The rows of table ``arms`` of :func:`cvlib.notes.trials.with_intervals`.
     wrong_share
-        The assumed share of notes on changed code whose advice is now wrong.
+        The share of notes on changed code counted as wrong (1.0 on the page: not measured, so an upper bound).
 
     Returns
     -------
@@ -257,10 +257,14 @@ def provenance_table(arms: pd.DataFrame, wrong_share: float) -> pd.DataFrame:
         ("per-trial range of the verify-first rate", "ours", "bounds from the per-task counts (one or two bad trials per bad task)"),
         ("notes CHANGED, DEPENDENCY_CHANGED, RENAMED, MISSING per release", "ours, measured",
          "replay of the committed PyPI release tables (wheels for Python, sdists for Rust)"),
-        (f"wrong_share = {fmt(wrong_share, 'share')}", "ours, assumed",
-         "not measured by anyone; swept in the figure; the same for own-code and dependency changes"),
+        (f"wrong_share = {fmt(wrong_share, 'share')}", "not measured",
+         "no trial measures it (every stale note in the trials was written to be wrong); 1.00 counts every note on "
+         "changed code as wrong, so stale edits are upper bounds and true notes withheld lower bounds; swept in the figure"
+         if wrong_share == 1.0 else
+         "a reader's value: no trial measures it (every stale note in the trials was written to be wrong); swept in the figure"),
         ("a note shown as fresh is acted on at the true-note rate", "ours, assumed",
-         "the published true-note share, for the symbol-only gate's unlabelled stale notes"),
+         "the published true-note share, for the symbol-only gate's unlabelled stale notes (the local-model trials "
+         "measure this factor for small models, in the arm that shows the stale note as fresh)"),
         ("one exposure per note per release", "ours, assumed", "an agent edits each changed symbol once per release"),
         ("expected stale edits and true notes withheld", "ours", "the product of the rows above"),
     ]

@@ -1,0 +1,107 @@
+"""The chapter "Small coding models and stale notes": tables, figures, prompts and glued values, on a scripted recording."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("matplotlib")
+
+from cvlib.experiments.notes_study import design as nd  # noqa: E402
+from cvlib.experiments.notes_study import load_refutations, load_stale_effects, load_tasks  # noqa: E402
+from cvlib.experiments.notes_study.analysis import NOT_RECORDED  # noqa: E402
+from cvlib.models import ModelIdentity  # noqa: E402
+from cvlib.presentation.chapters import model_notes_trials as chapter  # noqa: E402
+from cvlib.presentation.formatting import written  # noqa: E402
+from cvlib.presentation.style import figure_problems  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+DATA = ROOT / "data" / "model_trials"
+TASKS = load_tasks(DATA / "notes_tasks.yaml")
+EFFECTS = load_stale_effects(str(DATA / "notes_stale_effects.yaml"))
+REFUTATIONS = {k: r for k, r in load_refutations(DATA / "notes_refutations.yaml").items() if r.verified}
+
+
+class HoldsBackWhenRefuted:
+    """The stale edit whenever a stale note is shown, unless the refuting test is in the prompt; the true edit for a true note."""
+
+    identity = ModelIdentity("scripted.gguf", "8" * 64, "scripted", "1")
+
+    def prepare(self, settings) -> None:
+        pass
+
+    def reset(self) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+    def complete(self, messages, settings) -> str:
+        user = messages[-1][1]
+        task = next(t for t in TASKS if t.excerpt.rstrip() in user)
+        if task.stale_note in user and "A test from the project's checks" not in user:
+            return "```python\n" + task.stale_edit.apply(task.excerpt) + "```"
+        if task.true_note in user:
+            return "```python\n" + task.true_edit.apply(task.excerpt) + "```"
+        return "```python\n" + task.excerpt + "```"
+
+
+@pytest.fixture(scope="module")
+def sources(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[Path]]:
+    folder = tmp_path_factory.mktemp("notes_chapter")
+    out = folder / "notes_study.qwen2.5-coder-0.5b.jsonl.gz"
+    original = nd.open_model
+    nd.open_model = lambda spec: HoldsBackWhenRefuted()  # type: ignore[assignment]
+    try:
+        nd.record_notes_study("scripted", out, nd.study_order(TASKS)[:6], [("unrefutable", 0), ("refutable", 0)],
+                              refutations=REFUTATIONS, effects=EFFECTS, progress=False)
+    finally:
+        nd.open_model = original  # type: ignore[assignment]
+    found = chapter.study_sources(chapter.MODELS, str(folder))
+    assert found["qwen2.5-coder-0.5b"] == [out] and found["qwen2.5-coder-1.5b"] == [] and found["smollm2-135m"] == []
+    return found
+
+
+@pytest.fixture(scope="module")
+def study(sources):
+    return chapter.read_study(sources, TASKS, EFFECTS, ROOT / "data" / "code_history", DATA / "notes_audit.csv")
+
+
+def test_the_coverage_says_what_is_recorded_and_what_is_not(study, sources) -> None:
+    text = str(chapter.coverage_table(study, sources))
+    assert text.count(NOT_RECORDED) == 2 + 4 + 2  # SmolLM2, the 0.5B model's sampled repeats, the 1.5B model
+    assert "recorded" in text and "Qwen2.5-Coder-1.5B" in text
+
+
+def test_every_table_renders_on_a_partial_study(study) -> None:
+    for make in (chapter.shares_table, chapter.effects_table, chapter.contrasts_table, chapter.gate_table,
+                 chapter.kinds_table, chapter.other_table, chapter.audit_table, chapter.predictions_table,
+                 chapter.trials_table):
+        assert str(make(study)), make.__name__
+    effects = str(chapter.effects_table(study))
+    assert "−100 points" in effects  # the scripted model holds back whenever it is refuted
+
+
+def test_the_figures_fit_the_column(study) -> None:
+    for make in (chapter.effects_figure, chapter.outcomes_figure):
+        fig = make(study)
+        assert not figure_problems(fig), (make.__name__, figure_problems(fig))
+
+
+def test_glued_values_say_not_recorded_yet_and_are_deterministic(study, sources) -> None:
+    values = chapter.chapter_values(study, TASKS, len(REFUTATIONS), "qwen2.5-coder-0.5b")
+    assert values["MN_tasks"] == (6, "count") and values["MN_preregistration"][0] == chapter.PREREGISTRATION_COMMIT
+    assert values["MN_q15_finding"][0] == f"Qwen2.5-Coder-1.5B: {NOT_RECORDED}"
+    assert values["MN_q05_refute"][0].startswith("−100 points") and "6 tasks" in values["MN_q05_refute"][0]
+    assert values["MN_gate_withheld"][0] + values["MN_gate_shown"][0] == len(TASKS)
+    assert NOT_RECORDED in values["MN_NP4"][0]
+    again = chapter.read_study(sources, TASKS, EFFECTS, ROOT / "data" / "code_history", DATA / "notes_audit.csv")
+    assert written(values) == written(chapter.chapter_values(again, TASKS, len(REFUTATIONS), "qwen2.5-coder-0.5b"))
+
+
+def test_the_prompts_show_every_arm_in_both_variants() -> None:
+    example = next(t for t in nd.study_order(TASKS) if t.id in REFUTATIONS)
+    text = chapter.prompts_markdown(example, REFUTATIONS[example.id])
+    assert text.count("{dropdown}") == 12 and text.count("[system]") == 12
+    assert text.count("A test from the project's checks") == 6
