@@ -103,5 +103,5 @@ def test_glued_values_say_not_recorded_yet_and_are_deterministic(study, sources)
 def test_the_prompts_show_every_arm_in_both_variants() -> None:
     example = next(t for t in nd.study_order(TASKS) if t.id in REFUTATIONS)
     text = chapter.prompts_markdown(example, REFUTATIONS[example.id])
-    assert text.count("{dropdown}") == 12 and text.count("[system]") == 12
+    assert text.count("````text") == 12 and text.count("[system]") == 12 and "{dropdown}" not in text
     assert text.count("A test from the project's checks") == 6

@@ -620,7 +620,7 @@ def outcomes_figure(study: NotesStudy) -> Figure:
 
 
 def prompts_markdown(task: NotesTask, refutation: Any) -> str:
-    """Every arm's prompt for one task in both variants, in full, as Markdown with one dropdown per arm and variant.
+    """Every arm's prompt for one task in both variants, in full, as plain Markdown (a notebook's output is CommonMark).
 
     Parameters
     ----------
@@ -639,7 +639,7 @@ def prompts_markdown(task: NotesTask, refutation: Any) -> str:
         for arm in ARMS:
             turns = study_prompt(task, arm, variant, refutation if variant == "refutable" else None)
             text = "\n\n".join(f"[{role}]\n{content}" for role, content in turns)
-            blocks.append(f"`````{{dropdown}} {ARM_LABELS[arm]} (`{arm}`, {variant})\n````text\n{text}\n````\n`````")
+            blocks.append(f"*{ARM_LABELS[arm]}* (`{arm}`, {variant})\n\n````text\n{text}\n````")
     refuting_context(refutation)  # fails loudly if the example has no test to show
     return "\n\n".join(blocks)
 
