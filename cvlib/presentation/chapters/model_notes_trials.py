@@ -607,7 +607,7 @@ def outcomes_figure(study: NotesStudy) -> Figure:
                 ax.barh(y, width, left=left, color=_FILL[outcome], height=0.8, edgecolor="white", linewidth=0.4,
                         hatch="///" if variant == "refutable" else None)
                 left += width
-        ax.set_title(_label(model), fontsize=10)
+        ax.set_title(_label(model).replace("-", "\n", 1), fontsize=10)
         ax.set_xlim(0, 100)
         ax.set_xlabel("% of tasks")
         ax.grid(axis="y", visible=False)
