@@ -19,6 +19,7 @@ from cvlib.core.executors import BASELINE, VALIDITY_AWARE
 from cvlib.experiments.agent_study.design import EXPERIMENT, reader_recording
 from cvlib.experiments.agent_study.report import NOT_RECORDED, PREDICTIONS, StudyAnalysis, analyse, verdicts
 from cvlib.experiments.agent_study.study_prompts import STUDY_ARMS
+from cvlib.models.determinism import determinism_sentence, load_determinism
 from cvlib.models.naming import recording_stem
 from cvlib.models.recording import CallRecord, read_recording
 from cvlib.presentation.formatting import MISSING, fmt
@@ -496,6 +497,8 @@ def chapter_values(study: StudyAnalysis, sources: Mapping[str, Path | None], mai
     out.update({k.replace(f"AL_{_key(main)}_", "AL_main_"): v for k, v in _model_values(study, main, _key(main)).items()})
     out["AL_main_model"] = (_label(main), "count")
     out["AL_tasks"] = out["AL_main_stale"]
+    out["AL_determinism"] = (determinism_sentence(load_determinism(project_root() / "data" / "model_trials" / "determinism.csv"),
+                                                  "agent_"), "count")
     return out
 
 
