@@ -22,6 +22,7 @@ from cvlib.experiments.notes_study.design import EXPERIMENT as STUDY
 from cvlib.experiments.notes_study.design import SAMPLED_TEMPERATURE, reader_recording, refuting_context, study_prompt
 from cvlib.experiments.notes_study.trials import ARM_LABELS, ARMS, STALE_ARMS
 from cvlib.experiments.notes_study.trials import EXPERIMENT as FIRST
+from cvlib.models.determinism import determinism_sentence, load_determinism
 from cvlib.models.naming import recording_stem
 from cvlib.presentation.formatting import MISSING, fmt
 from cvlib.presentation.notes_figures import OUTCOME_COLOURS
@@ -773,4 +774,6 @@ def chapter_values(study: NotesStudy, tasks: Sequence[NotesTask], refutable_task
         out.update(_model_values(study, model))
     out.update({k.replace(f"MN_{_key(main)}_", "MN_main_"): v for k, v in _model_values(study, main).items()})
     out.update(_prediction_words(study))
+    out["MN_determinism"] = (determinism_sentence(load_determinism(project_root() / "data" / "model_trials" / "determinism.csv"),
+                                                  "notes_"), "count")
     return out
