@@ -65,9 +65,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=HERE / "determinism.csv")
     args = parser.parse_args(argv)
     flips_path = args.out.with_name(args.out.stem + "_flips.csv")
-    rows: list[dict[str, object]] = list(_rows(args.out))
-    flips: list[dict[str, object]] = list(_rows(flips_path))
-    done = {(str(r["recording"]), str(r["threads"])) for r in rows}
+    rows: list[dict[str, object]]
+    flips: list[dict[str, object]]
+    done = {(str(r["recording"]), str(r["threads"])) for r in _rows(args.out)}
     for name, sample in RECORDINGS.items():
         if args.only and name not in args.only:
             continue
@@ -79,11 +79,16 @@ def main(argv: list[str] | None = None) -> int:
             if (name, str(threads)) in done:
                 continue
             report = verify_recording(path, sample, seed=0, threads=threads, whole_groups=True)
+            # Read the files again before writing: another run of this script (another thread count) may
+            # have added its rows meanwhile.
+            rows = [r for r in _rows(args.out) if (r["recording"], str(r["threads"])) != (name, str(threads))]
+            flips = [f for f in _rows(flips_path) if (f["recording"], str(f["threads"])) != (name, str(threads))]
             rows.append({"recording": name, "threads": threads, "sampled": len(report.checked),
                          "generated": report.generated, "identical": report.same})
             flips += [{"recording": name, "threads": threads, "call": c.index, "recorded": c.recorded,
                        "regenerated": c.regenerated} for c in report.checked if not c.identical]
             rows.sort(key=lambda r: (str(r["recording"]), int(str(r["threads"]))))
+            flips.sort(key=lambda f: (str(f["recording"]), int(str(f["threads"])), int(str(f["call"]))))
             _write(args.out, COLUMNS, rows)
             _write(flips_path, FLIP_COLUMNS, flips)
             print(f"{name}, {threads} thread(s): {report.same} of {len(report.checked)} identical "
