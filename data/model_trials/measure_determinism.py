@@ -67,7 +67,9 @@ def main(argv: list[str] | None = None) -> int:
     flips_path = args.out.with_name(args.out.stem + "_flips.csv")
     rows: list[dict[str, object]]
     flips: list[dict[str, object]]
-    done = {(str(r["recording"]), str(r["threads"])) for r in _rows(args.out)}
+    # A row counts as done once it holds its whole sample; a row made while the recording was shorter is redone.
+    done = {(str(r["recording"]), str(r["threads"])) for r in _rows(args.out)
+            if int(r["sampled"]) >= RECORDINGS.get(str(r["recording"]), 0)}
     for name, sample in RECORDINGS.items():
         if args.only and name not in args.only:
             continue
