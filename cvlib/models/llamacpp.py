@@ -68,6 +68,10 @@ class LlamaCppModel:
         self._identity = ModelIdentity(self.path.name, self._sha256, RUNTIME, runtime_version())
         self._server: Any = None
         self._loaded_with: tuple[int, int, int] | None = None
+        #: Every runtime loaded so far, by (threads, context size, batch size). Switching settings keeps the
+        #: old one instead of freeing it: freeing a runtime in the middle of a run was seen to hang in its
+        #: destructor (a thread it joins never ends), and the notes study alternates two context sizes.
+        self._servers: dict[tuple[int, int, int], Any] = {}
         self._fresh = True
         #: The runtime's timings of the last call (prompt and generated tokens, milliseconds), for benchmarks.
         self.last_timings: dict[str, Any] = {}
@@ -88,8 +92,10 @@ class LlamaCppModel:
         wanted = (settings.threads, settings.context_size, settings.batch_size)
         if self._loaded_with == wanted:
             return
+        if wanted in self._servers:
+            self._server, self._loaded_with, self._fresh = self._servers[wanted], wanted, True
+            return
         xllamacpp = _runtime()
-        self.close()
         params = xllamacpp.CommonParams()
         params.model.path = str(self.path)
         params.n_ctx = settings.context_size
@@ -104,6 +110,7 @@ class LlamaCppModel:
             self._server = xllamacpp.Server(params)
         except Exception as exc:  # the runtime raises its own types
             raise ModelError(f"llama.cpp could not load {self.path.name!r}: {exc}") from None
+        self._servers[wanted] = self._server
         self._loaded_with = wanted
         self._fresh = True
 
@@ -114,6 +121,7 @@ class LlamaCppModel:
     def close(self) -> None:
         """Free the runtime (the next call loads it again)."""
         self._server = None
+        self._servers.clear()
         self._loaded_with = None
 
     def complete(self, messages: Sequence[Message], settings: GenerationSettings) -> str:
