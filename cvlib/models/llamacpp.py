@@ -106,8 +106,13 @@ class LlamaCppModel:
         params.cpuparams_batch.n_threads = settings.threads
         params.warmup = False
         params.verbosity = -1
+        params.endpoint_metrics = True
         try:
             self._server = xllamacpp.Server(params)
+            # The runtime's constructor returns before its task loop has started, and its destructor asks that
+            # loop to stop: a runtime freed before the loop started (a recorder that found nothing left to do)
+            # waited for it forever. A metrics request is answered by the loop, so once it returns the loop runs.
+            self._server.handle_metrics()
         except Exception as exc:  # the runtime raises its own types
             raise ModelError(f"llama.cpp could not load {self.path.name!r}: {exc}") from None
         self._servers[wanted] = self._server

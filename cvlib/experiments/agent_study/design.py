@@ -26,7 +26,6 @@ from __future__ import annotations
 import hashlib
 import os
 import random
-import warnings
 from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, replace
@@ -50,7 +49,7 @@ from cvlib.experiments.agent_study.tasks import VARIANTS, AgentTask, run_task, t
 from cvlib.experiments.windows import published_budgets
 from cvlib.models.interface import LanguageModel
 from cvlib.models.jsonl import append_lines
-from cvlib.models.recording import Recorder, canonical, read_recording, start_recording
+from cvlib.models.recording import Recorder, canonical, quiet_progress, read_recording, start_recording
 from cvlib.models.registry import open_model
 from cvlib.models.settings import GenerationSettings
 from cvlib.scenarios.named import scenario_names, setup_scenario
@@ -327,14 +326,14 @@ def record_study(
     bar = tqdm(total=len(jobs), initial=len(jobs) - len(todo), disable=not progress, desc=f"agent study {model}", unit="group")
     recorded = 0
     try:
-        if workers <= 1:
+        if todo and workers <= 1:  # nothing left to do opens no model
             live = open_model(model)
             live.prepare(STUDY_SETTINGS)
             for task, repeat in todo:
                 append_lines(out, run_group(live, task, repeat))
                 recorded += 1
                 bar.update(1)
-        else:
+        elif todo:
             with ProcessPoolExecutor(workers, initializer=_init_worker, initargs=(model,)) as pool:
                 for lines in pool.map(_work, todo):
                     append_lines(out, lines)
@@ -372,7 +371,6 @@ def reader_recording(model: str, record_tasks: int, folder: str | os.PathLike[st
 
     count = require_int("record_tasks", record_tasks, minimum=1)
     out = new_recording_path(folder, EXPERIMENT, model)
-    with warnings.catch_warnings():  # tqdm warns that a notebook lacks its widget even with the bar switched off
-        warnings.filterwarnings("ignore", message="IProgress not found")
+    with quiet_progress():
         record_study(model, out, study_tasks()[:count], (0,), progress=False)
     return out
