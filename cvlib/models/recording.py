@@ -28,7 +28,9 @@ from __future__ import annotations
 
 import json
 import os
+import warnings
 from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -46,6 +48,7 @@ __all__ = [
     "append_lines",
     "call_key",
     "canonical",
+    "quiet_progress",
     "read_recording",
     "recorded_tasks",
     "recording_header",
@@ -300,6 +303,25 @@ def start_recording(path: str | os.PathLike[str], experiment: str, resume: str) 
         return
     header = {HEADER_KEY: {"format": 2, "experiment": experiment, "resume": resume}}
     append_lines(p, [json.dumps(header, ensure_ascii=False)])
+
+
+@contextmanager
+def quiet_progress() -> Iterator[None]:
+    """Record from a chapter's notebook without tqdm's warning that the kernel has no progress widget.
+
+    ``tqdm.auto`` warns "IProgress not found" in a kernel without ipywidgets
+    even when the bar is switched off, and the warning would land in the
+    chapter's output; a reader's own recording (each study's
+    ``reader_recording``) is made inside this block.
+
+    Yields
+    ------
+    None
+        Only that warning is silenced, and only inside the ``with`` block.
+    """
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="IProgress not found")
+        yield
 
 
 class Recorder:

@@ -2,56 +2,21 @@
 
 from __future__ import annotations
 
-import random
 from pathlib import Path
 
 import pytest
+from _scripted_models import FollowsTheRule, opened_as
 
 from cvlib.experiments.agent_study import analysis, design
 from cvlib.experiments.agent_study.design import record_study, study_tasks
-from cvlib.models import ModelIdentity
-
-
-class Scripted:
-    """Executes unless the step shows a fact not ACTIVE and the arm was told; samples at random when asked to."""
-
-    def __init__(self, name: str, obey: bool, seed: int = 0) -> None:
-        self.identity = ModelIdentity(name, "7" * 64, "scripted", "1")
-        self.obey, self.rng = obey, random.Random(seed)
-
-    def prepare(self, settings) -> None:
-        pass
-
-    def reset(self) -> None:
-        pass
-
-    def close(self) -> None:
-        pass
-
-    def complete(self, messages, settings) -> str:
-        text = messages[-1][1]
-        if "Before you reply" in text:
-            return "NONE"
-        told = "Rule: do not EXECUTE" in messages[1][1]
-        doubtful = any(s in text.rsplit("Step", 1)[-1] for s in ("SUPERSEDED", "UNKNOWN", "STALE"))
-        if self.obey and told and doubtful:
-            return "REPLAN"
-        if settings.temperature > 0:
-            return self.rng.choice(["EXECUTE", "EXECUTE", "REPLAN"])
-        return "EXECUTE"
 
 
 @pytest.fixture(scope="module")
 def recording(tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("study") / "agent_study.scripted.jsonl.gz"
     tasks = [t for t in study_tasks() if t.task.family != "named"][:24]
-    model = Scripted("obedient", obey=True)
-    original = design.open_model
-    design.open_model = lambda spec: model  # type: ignore[assignment]
-    try:
+    with opened_as(design, FollowsTheRule("obedient", sampled=("EXECUTE", "EXECUTE", "REPLAN"))):
         record_study("obedient", out, tasks, (0, 1), progress=False)
-    finally:
-        design.open_model = original  # type: ignore[assignment]
     return out
 
 

@@ -5,36 +5,15 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from _scripted_models import HoldsBackWhenRefuted, opened_as
 
 from cvlib.experiments.notes_study import analysis as na
 from cvlib.experiments.notes_study import design as nd
 from cvlib.experiments.notes_study import load_tasks
 from cvlib.experiments.notes_study.refutations import DependencySource, Refutation
-from cvlib.models import ModelIdentity
 
 ROOT = Path(__file__).resolve().parents[2]
 TASKS = load_tasks(ROOT / "data" / "model_trials" / "notes_tasks.yaml")[:8]
-
-
-class HoldsBackWhenRefuted:
-    """Makes the stale edit when a stale note is shown, unless the prompt carries a refutation."""
-
-    identity = ModelIdentity("scripted.gguf", "9" * 64, "scripted", "1")
-
-    def prepare(self, settings) -> None:
-        pass
-
-    def reset(self) -> None:
-        pass
-
-    def close(self) -> None:
-        pass
-
-    def complete(self, messages, settings) -> str:
-        user = messages[-1][1]
-        task = next(t for t in TASKS if t.excerpt.rstrip() in user)
-        stale = task.stale_note in user and "A test from the project's checks" not in user
-        return "```python\n" + (task.stale_edit.apply(task.excerpt) if stale else task.excerpt) + "```"
 
 
 @pytest.fixture(scope="module")
@@ -43,14 +22,9 @@ def recording(tmp_path_factory: pytest.TempPathFactory) -> Path:
     refutations = {t.id: Refutation(t.id, t.project, t.to_version, (DependencySource("f.py", "g", "def g():\n    pass\n"),),
                                     "def test_g():\n    pass\n", ("x",), {"original": "pass", "stale": "fail", "true": "pass"})
                    for t in TASKS}
-    model = HoldsBackWhenRefuted()
-    original = nd.open_model
-    nd.open_model = lambda spec: model  # type: ignore[assignment]
-    try:
+    with opened_as(nd, HoldsBackWhenRefuted(TASKS)):
         nd.record_notes_study("scripted", out, TASKS, [("unrefutable", 0), ("refutable", 0)], refutations=refutations,
                               effects={}, progress=False)
-    finally:
-        nd.open_model = original  # type: ignore[assignment]
     return out
 
 

@@ -2,56 +2,26 @@
 
 from __future__ import annotations
 
-import random
 from pathlib import Path
 
 import pytest
 
 pytest.importorskip("matplotlib")
 
+from _scripted_models import FollowsTheRule, opened_as  # noqa: E402
+
 from cvlib.experiments.agent_study import design  # noqa: E402
 from cvlib.experiments.agent_study.design import record_study, study_tasks  # noqa: E402
-from cvlib.models import ModelIdentity  # noqa: E402
 from cvlib.presentation.chapters import model_agent_loop as chapter  # noqa: E402
 from cvlib.presentation.formatting import written  # noqa: E402
-
-
-class Scripted:
-    """Executes, except where it was told the rule and the step shows a fact not ACTIVE; samples when asked to."""
-
-    def __init__(self) -> None:
-        self.identity = ModelIdentity("scripted", "7" * 64, "scripted", "1")
-        self.rng = random.Random(0)
-
-    def prepare(self, settings) -> None:
-        pass
-
-    def reset(self) -> None:
-        pass
-
-    def close(self) -> None:
-        pass
-
-    def complete(self, messages, settings) -> str:
-        text = messages[-1][1]
-        if "Before you reply" in text:
-            return "NONE"
-        told = "Rule: do not EXECUTE" in messages[1][1]
-        if told and any(s in text.rsplit("Step", 1)[-1] for s in ("SUPERSEDED", "UNKNOWN", "STALE")):
-            return "REPLAN"
-        return self.rng.choice(["EXECUTE", "VERIFY F1"]) if settings.temperature > 0 else "EXECUTE"
 
 
 @pytest.fixture(scope="module")
 def sources(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path | None]:
     folder = tmp_path_factory.mktemp("chapter")
     out = folder / "agent_study.smollm2-135m.jsonl.gz"
-    original = design.open_model
-    design.open_model = lambda spec: Scripted()  # type: ignore[assignment]
-    try:
+    with opened_as(design, FollowsTheRule()):
         record_study("scripted", out, study_tasks()[:14], (0, 1), progress=False)
-    finally:
-        design.open_model = original  # type: ignore[assignment]
     found = chapter.study_sources(chapter.MODELS, str(folder))
     assert found["smollm2-135m"] == out and found["qwen2.5-coder-1.5b"] is None
     return found

@@ -8,10 +8,11 @@ import pytest
 
 pytest.importorskip("matplotlib")
 
+from _scripted_models import HoldsBackWhenRefuted, opened_as  # noqa: E402
+
 from cvlib.experiments.notes_study import design as nd  # noqa: E402
 from cvlib.experiments.notes_study import load_refutations, load_stale_effects, load_tasks  # noqa: E402
 from cvlib.experiments.notes_study.analysis import NOT_RECORDED  # noqa: E402
-from cvlib.models import ModelIdentity  # noqa: E402
 from cvlib.presentation.chapters import model_notes_trials as chapter  # noqa: E402
 from cvlib.presentation.formatting import written  # noqa: E402
 from cvlib.presentation.style import figure_problems  # noqa: E402
@@ -23,41 +24,13 @@ EFFECTS = load_stale_effects(str(DATA / "notes_stale_effects.yaml"))
 REFUTATIONS = {k: r for k, r in load_refutations(DATA / "notes_refutations.yaml").items() if r.verified}
 
 
-class HoldsBackWhenRefuted:
-    """The stale edit whenever a stale note is shown, unless the refuting test is in the prompt; the true edit for a true note."""
-
-    identity = ModelIdentity("scripted.gguf", "8" * 64, "scripted", "1")
-
-    def prepare(self, settings) -> None:
-        pass
-
-    def reset(self) -> None:
-        pass
-
-    def close(self) -> None:
-        pass
-
-    def complete(self, messages, settings) -> str:
-        user = messages[-1][1]
-        task = next(t for t in TASKS if t.excerpt.rstrip() in user)
-        if task.stale_note in user and "A test from the project's checks" not in user:
-            return "```python\n" + task.stale_edit.apply(task.excerpt) + "```"
-        if task.true_note in user:
-            return "```python\n" + task.true_edit.apply(task.excerpt) + "```"
-        return "```python\n" + task.excerpt + "```"
-
-
 @pytest.fixture(scope="module")
 def sources(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[Path]]:
     folder = tmp_path_factory.mktemp("notes_chapter")
     out = folder / "notes_study.qwen2.5-coder-0.5b.jsonl.gz"
-    original = nd.open_model
-    nd.open_model = lambda spec: HoldsBackWhenRefuted()  # type: ignore[assignment]
-    try:
+    with opened_as(nd, HoldsBackWhenRefuted(TASKS, true_edits=True)):
         nd.record_notes_study("scripted", out, nd.study_order(TASKS)[:6], [("unrefutable", 0), ("refutable", 0)],
                               refutations=REFUTATIONS, effects=EFFECTS, progress=False)
-    finally:
-        nd.open_model = original  # type: ignore[assignment]
     found = chapter.study_sources(chapter.MODELS, str(folder))
     assert found["qwen2.5-coder-0.5b"] == [out] and found["qwen2.5-coder-1.5b"] == [] and found["smollm2-135m"] == []
     return found

@@ -34,7 +34,7 @@ from cvlib.experiments.notes_study.tasks import NotesTask
 from cvlib.experiments.notes_study.trials import ARMS, SETTINGS, STALE_ARMS, build_prompt, task_record
 from cvlib.models.interface import LanguageModel
 from cvlib.models.jsonl import append_lines
-from cvlib.models.recording import Recorder, read_recording, start_recording
+from cvlib.models.recording import Recorder, quiet_progress, read_recording, start_recording
 from cvlib.models.registry import open_model
 from cvlib.models.settings import GenerationSettings, Message
 
@@ -353,14 +353,11 @@ def reader_recording(model: str, record_tasks: int, folder: str | os.PathLike[st
     pathlib.Path
         The recording.
     """
-    import warnings
-
     from cvlib.models.naming import new_recording_path
 
     count = require_int("record_tasks", record_tasks, minimum=1)
     out = new_recording_path(folder, EXPERIMENT, model)
-    with warnings.catch_warnings():  # tqdm warns that a notebook lacks its widget even with the bar switched off
-        warnings.filterwarnings("ignore", message="IProgress not found")
+    with quiet_progress():
         record_notes_study(model, out, study_order(tasks)[:count], [("unrefutable", 0), ("refutable", 0)],
                            refutations=refutations, effects=effects, progress=False)
     return out

@@ -22,6 +22,8 @@ from cvlib.experiments.agent_study.study_prompts import STUDY_ARMS
 from cvlib.models.determinism import determinism_sentence, load_determinism
 from cvlib.models.naming import recording_stem
 from cvlib.models.recording import CallRecord, read_recording
+from cvlib.presentation import _study_models
+from cvlib.presentation._study_models import glue_key, model_label, model_table
 from cvlib.presentation.formatting import MISSING, fmt
 from cvlib.presentation.style import SERIES, legend_below, new_figure
 from cvlib.repository import project_root
@@ -49,13 +51,10 @@ __all__ = [
     "verdict_table",
 ]
 
-#: The study's models, smallest first, by recording stem (``agent_study.<stem>.jsonl.gz``).
-MODELS: tuple[str, ...] = ("smollm2-135m", "qwen2.5-coder-0.5b", "qwen2.5-coder-1.5b")
+#: The study's models, smallest first, by recording stem (``agent_study.<stem>.jsonl.gz``); the notes study's too.
+MODELS: tuple[str, ...] = _study_models.MODELS
 #: How the page names them.
-MODEL_LABELS: dict[str, str] = {"smollm2-135m": "SmolLM2-135M", "qwen2.5-coder-0.5b": "Qwen2.5-Coder-0.5B",
-                                "qwen2.5-coder-1.5b": "Qwen2.5-Coder-1.5B"}
-#: Short names in glue keys.
-_KEYS: dict[str, str] = {"smollm2-135m": "s135", "qwen2.5-coder-0.5b": "q05", "qwen2.5-coder-1.5b": "q15"}
+MODEL_LABELS: dict[str, str] = _study_models.MODEL_LABELS
 #: The commit that holds the pre-registration (part 1), made before the study's first call.
 PREREGISTRATION_COMMIT = "1788723"
 #: What each primary contrast isolates, what its result holds by, and its short name in glue keys.
@@ -70,14 +69,6 @@ _METRIC_NAMES: dict[str, str] = {
     "execute_blocked": "EXECUTE answers at blocked steps", "correct": "probe answered right (share)",
 }
 _REFERENCE_NAMES = {BASELINE: "always execute", VALIDITY_AWARE: "validity-aware executor"}
-
-
-def _label(model: str) -> str:
-    return MODEL_LABELS.get(model, model)
-
-
-def _key(model: str) -> str:
-    return _KEYS.get(model, "new")
 
 
 def study_sources(recordings: Sequence[str] = MODELS, folder: str = "data/model_trials", model: str = "",
@@ -153,21 +144,19 @@ def coverage_table(study: StudyAnalysis, sources: Mapping[str, Path | None]) -> 
     """
     import pandas as pd
 
-    from cvlib.presentation.tables import table
-
     rows: list[dict[str, Any]] = []
     for model in sources:
         mine = study.runs[(study.runs["model"] == model) & study.runs["arm"].isin(STUDY_ARMS)] if model in study.models else None
         if mine is None:
-            rows.append({"model": _label(model), "repeat": MISSING, "stale": MISSING, "control": MISSING, "status": NOT_RECORDED})
+            rows.append({"model": model, "repeat": MISSING, "stale": MISSING, "control": MISSING, "status": NOT_RECORDED})
             continue
         for repeat, part in mine.groupby("repeat"):
             kinds = part.drop_duplicates("task")["stale_fact"]
-            rows.append({"model": _label(model), "repeat": "0 (greedy)" if repeat == 0 else f"{repeat} (sampled)",
+            rows.append({"model": model, "repeat": "0 (greedy)" if repeat == 0 else f"{repeat} (sampled)",
                          "stale": int(kinds.sum()), "control": int((~kinds).sum()), "status": "recorded"})
     frame = pd.DataFrame(rows, columns=["model", "repeat", "stale", "control", "status"])
-    return table(frame, {"model": "Model", "repeat": "Repeat", "stale": "Stale-fact tasks", "control": "Control tasks",
-                         "status": "Status"})
+    return model_table(frame, {"model": "Model", "repeat": "Repeat", "stale": "Stale-fact tasks", "control": "Control tasks",
+                               "status": "Status"})
 
 
 def _effect_rows(study: StudyAnalysis, kind: str, metrics: Sequence[str]) -> pd.DataFrame:
@@ -199,18 +188,16 @@ def effects_table(study: StudyAnalysis, kind: str = "primary", metrics: Sequence
     """
     import pandas as pd
 
-    from cvlib.presentation.tables import table
-
     part = _effect_rows(study, kind, metrics)
-    rows = [{"model": _label(r["model"]), "metric": _METRIC_NAMES.get(r["metric"], r["metric"]),
+    rows = [{"model": r["model"], "metric": _METRIC_NAMES.get(r["metric"], r["metric"]),
              "contrast": _contrast_words(r["contrast"]), "tasks": int(r["tasks"]),
              "effect": _interval(r["mean"], r["low"], r["high"]), "reading": _reading(r["low"], r["high"]),
              "by": "" if kind == "probe" else _PRIMARY.get(r["contrast"], ("", "", ""))[1] or _holds_by(r["contrast"])}
             for _, r in part.iterrows()]
     frame = pd.DataFrame(rows, columns=["model", "metric", "contrast", "tasks", "effect", "reading", "by"])
-    return table(frame, {"model": "Model", "metric": "Metric", "contrast": "Contrast (first − second)", "tasks": "Tasks",
-                         "effect": f"Mean difference ({round(100 * study.confidence)} % interval)",
-                         "reading": "Reading", "by": "Holds by"})
+    return model_table(frame, {"model": "Model", "metric": "Metric", "contrast": "Contrast (first − second)", "tasks": "Tasks",
+                               "effect": f"Mean difference ({round(100 * study.confidence)} % interval)",
+                               "reading": "Reading", "by": "Holds by"})
 
 
 def _contrast_words(contrast: str) -> str:
@@ -242,7 +229,6 @@ def levels_table(study: StudyAnalysis, stale_fact: bool = True) -> Any:
     import pandas as pd
 
     from cvlib.experiments.agent_study.analysis import arm_means
-    from cvlib.presentation.tables import table
 
     metrics = ("pre_failure_work", "completed", "verifications", "steps_used")
     arms = (*STUDY_ARMS, BASELINE, VALIDITY_AWARE, *(f"random_{a}" for a in STUDY_ARMS))
@@ -253,14 +239,14 @@ def levels_table(study: StudyAnalysis, stale_fact: bool = True) -> Any:
         for arm in arms:
             if arm not in means[metrics[0]].index:
                 continue
-            row: dict[str, Any] = {"model": _label(model), "arm": _REFERENCE_NAMES.get(arm, arm.replace("random_", "random at rates of "))}
+            row: dict[str, Any] = {"model": model, "arm": _REFERENCE_NAMES.get(arm, arm.replace("random_", "random at rates of "))}
             row["tasks"] = int(means[metrics[0]].loc[arm, "tasks"])
             row.update({m: float(means[m].loc[arm, "mean"]) for m in metrics})
             rows.append(row)
     frame = pd.DataFrame(rows, columns=["model", "arm", "tasks", *metrics])
-    return table(frame, {"model": "Model", "arm": "Arm or reference", "tasks": "Tasks", "pre_failure_work": "Pre-failure work",
-                         "completed": "Completed", "verifications": "Verifications", "steps_used": "Steps used"},
-                 {"pre_failure_work": "mean", "completed": "percent_of", "verifications": "mean", "steps_used": "mean"})
+    return model_table(frame, {"model": "Model", "arm": "Arm or reference", "tasks": "Tasks", "pre_failure_work": "Pre-failure work",
+                               "completed": "Completed", "verifications": "Verifications", "steps_used": "Steps used"},
+                       {"pre_failure_work": "mean", "completed": "percent_of", "verifications": "mean", "steps_used": "mean"})
 
 
 def mcnemar_table(study: StudyAnalysis) -> Any:
@@ -275,14 +261,11 @@ def mcnemar_table(study: StudyAnalysis) -> Any:
     -------
     cvlib.presentation.tables.Table
     """
-    from cvlib.presentation.tables import table
-
-    frame = study.mcnemar.copy() if not study.mcnemar.empty else study.mcnemar.reindex(
+    frame = study.mcnemar if not study.mcnemar.empty else study.mcnemar.reindex(
         columns=["model", "contrast", "tasks", "only_first", "only_second", "p_value"])
-    frame["model"] = frame["model"].map(_label)
-    return table(frame, {"model": "Model", "contrast": "Contrast", "tasks": "Tasks (greedy)",
-                         "only_first": "Completed only in the first", "only_second": "Completed only in the second",
-                         "p_value": "p (exact)"}, {"p_value": "rate"})
+    return model_table(frame, {"model": "Model", "contrast": "Contrast", "tasks": "Tasks (greedy)",
+                               "only_first": "Completed only in the first", "only_second": "Completed only in the second",
+                               "p_value": "p (exact)"}, {"p_value": "rate"})
 
 
 def shares_table(study: StudyAnalysis) -> Any:
@@ -299,16 +282,14 @@ def shares_table(study: StudyAnalysis) -> Any:
     """
     import pandas as pd
 
-    from cvlib.presentation.tables import table
-
     names = {"execute_blocked": "answered EXECUTE at a blocked step", "always_execute": "answered EXECUTE at every step"}
-    rows = [{"model": _label(r["model"]), "share": names[r["share"]], "arm": r["arm"], "tasks": int(r["tasks"]),
+    rows = [{"model": r["model"], "share": names[r["share"]], "arm": r["arm"], "tasks": int(r["tasks"]),
              "value": f"{int(r['count'])} ({_interval(r['value'], r['low'], r['high'], 'percent_of')})",
              "decisions": r["decisions_share"]} for _, r in study.shares.iterrows()] if not study.shares.empty else []
     frame = pd.DataFrame(rows, columns=["model", "share", "arm", "tasks", "value", "decisions"])
-    return table(frame, {"model": "Model", "share": "Tasks where the model", "arm": "Arm", "tasks": "Tasks",
-                         "value": "Tasks (share, Wilson interval)", "decisions": "Share of decisions (pooled)"},
-                 {"decisions": "percent_of"})
+    return model_table(frame, {"model": "Model", "share": "Tasks where the model", "arm": "Arm", "tasks": "Tasks",
+                               "value": "Tasks (share, Wilson interval)", "decisions": "Share of decisions (pooled)"},
+                       {"decisions": "percent_of"})
 
 
 def probe_table(study: StudyAnalysis) -> Any:
@@ -325,13 +306,11 @@ def probe_table(study: StudyAnalysis) -> Any:
     """
     import pandas as pd
 
-    from cvlib.presentation.tables import table
-
-    rows = [{"model": _label(r["model"]), "arm": r["arm"], "tasks": int(r["tasks"]), "correct": int(r["correct"]),
+    rows = [{"model": r["model"], "arm": r["arm"], "tasks": int(r["tasks"]), "correct": int(r["correct"]),
              "share": _interval(r["share"], r["low"], r["high"], "percent_of")} for _, r in study.probes.iterrows()]
     frame = pd.DataFrame(rows, columns=["model", "arm", "tasks", "correct", "share"])
-    return table(frame, {"model": "Model", "arm": "Arm", "tasks": "Tasks probed", "correct": "Answered right",
-                         "share": "Share (Wilson interval)"})
+    return model_table(frame, {"model": "Model", "arm": "Arm", "tasks": "Tasks probed", "correct": "Answered right",
+                               "share": "Share (Wilson interval)"})
 
 
 def bias_table(study: StudyAnalysis) -> Any:
@@ -348,14 +327,11 @@ def bias_table(study: StudyAnalysis) -> Any:
     """
     import pandas as pd
 
-    from cvlib.presentation.tables import table
-
     columns = ["model", "answer", "first_shown", "first_share", "later_shown", "later_share"]
     frame = study.bias.reindex(columns=columns) if not study.bias.empty else pd.DataFrame(columns=columns)
-    frame["model"] = frame["model"].map(_label)
-    return table(frame, {"model": "Model", "answer": "Answer", "first_shown": "Decisions, listed first",
-                         "first_share": "Chosen, listed first", "later_shown": "Decisions, listed later",
-                         "later_share": "Chosen, listed later"}, {"first_share": "percent_of", "later_share": "percent_of"})
+    return model_table(frame, {"model": "Model", "answer": "Answer", "first_shown": "Decisions, listed first",
+                               "first_share": "Chosen, listed first", "later_shown": "Decisions, listed later",
+                               "later_share": "Chosen, listed later"}, {"first_share": "percent_of", "later_share": "percent_of"})
 
 
 def verdict_table(study: StudyAnalysis, planned: Sequence[str]) -> Any:
@@ -372,17 +348,14 @@ def verdict_table(study: StudyAnalysis, planned: Sequence[str]) -> Any:
     -------
     cvlib.presentation.tables.Table
     """
-    from cvlib.presentation.tables import table
-
     frame = verdicts(study, planned)
     frame["predicted"] = frame["prediction"].map(lambda p: PREDICTIONS.get(p, "every prediction"))
-    frame["model"] = frame["model"].map(_label)
     frame["effect"] = [MISSING if math.isnan(r["mean"]) else _interval(r["mean"], r["low"], r["high"])
                        for _, r in frame.iterrows()]
     frame["tasks"] = frame["tasks"].map(lambda n: MISSING if isinstance(n, float) and math.isnan(n) else int(n))
-    return table(frame, {"prediction": "Prediction", "predicted": "Predicted", "model": "Model", "measured": "Measured",
-                         "tasks": "Tasks", "effect": "Mean (interval)", "note": "Note", "verdict": "Verdict"},
-                 collapse_after=None)
+    return model_table(frame, {"prediction": "Prediction", "predicted": "Predicted", "model": "Model", "measured": "Measured",
+                               "tasks": "Tasks", "effect": "Mean (interval)", "note": "Note", "verdict": "Verdict"},
+                       collapse_after=None)
 
 
 def forest_figure(study: StudyAnalysis) -> Figure:
@@ -424,7 +397,7 @@ def forest_figure(study: StudyAnalysis) -> Figure:
         for i in range(1, len(_PRIMARY)):
             ax.axhline(len(rows) - 0.5 - i * n, color="#cccccc", lw=0.6)
     level = round(100 * study.confidence)
-    handles = [Line2D([], [], color=colours[m], marker="o", lw=2.5, label=f"{_label(m)}") for m in study.models]
+    handles = [Line2D([], [], color=colours[m], marker="o", lw=2.5, label=f"{model_label(m)}") for m in study.models]
     handles.append(Line2D([], [], color="#555555", lw=0, label=f"mean paired difference over tasks, {level} % interval"))
     legend_below(fig, handles, ncols=2)
     return fig
@@ -493,9 +466,9 @@ def chapter_values(study: StudyAnalysis, sources: Mapping[str, Path | None], mai
                                        "AL_confidence_pct": (f"{round(100 * study.confidence)} %", "count"),
                                        "AL_models_read": (len(study.models), "count")}
     for model in MODELS + tuple(m for m in sources if m not in MODELS):
-        out.update(_model_values(study, model, _key(model)))
-    out.update({k.replace(f"AL_{_key(main)}_", "AL_main_"): v for k, v in _model_values(study, main, _key(main)).items()})
-    out["AL_main_model"] = (_label(main), "count")
+        out.update(_model_values(study, model, glue_key(model)))
+    out.update({k.replace(f"AL_{glue_key(main)}_", "AL_main_"): v for k, v in _model_values(study, main, glue_key(main)).items()})
+    out["AL_main_model"] = (model_label(main), "count")
     out["AL_tasks"] = out["AL_main_stale"]
     out["AL_determinism"] = (determinism_sentence(load_determinism(project_root() / "data" / "model_trials" / "determinism.csv"),
                                                   "agent_"), "count")
@@ -510,10 +483,10 @@ def _model_values(study: StudyAnalysis, model: str, key: str) -> dict[str, tuple
                  "told_pfw", "gate_pfw", "competence", "told_random", "transcript_base", "control_told", "control_read",
                  "gate_same")
         missing = {f"{p}{n}": (NOT_RECORDED, "count") for n in names}
-        return missing | {f"{p}label": (_label(model), "count"), f"{p}finding": (f"{_label(model)}: {NOT_RECORDED}", "count")}
+        return missing | {f"{p}label": (model_label(model), "count"), f"{p}finding": (f"{model_label(model)}: {NOT_RECORDED}", "count")}
     runs = study.runs[(study.runs["model"] == model) & study.runs["arm"].isin(STUDY_ARMS)]
     kinds = runs.drop_duplicates("task")["stale_fact"]
-    out: dict[str, tuple[Any, str]] = {f"{p}label": (_label(model), "count"), f"{p}stale": (int(kinds.sum()), "count"),
+    out: dict[str, tuple[Any, str]] = {f"{p}label": (model_label(model), "count"), f"{p}stale": (int(kinds.sum()), "count"),
                                        f"{p}control": (int((~kinds).sum()), "count"),
                                        f"{p}repeats": (", ".join(str(r) for r in sorted(runs["repeat"].unique())), "count")}
     effects = study.effects[(study.effects["model"] == model) & (study.effects["kind"] == "primary")]
@@ -541,7 +514,7 @@ def _model_values(study: StudyAnalysis, model: str, key: str) -> dict[str, tuple
     out[f"{p}gate_same"] = (f"{fmt(same)} of {fmt(len(wide))}", "count")
     stale = out[f"{p}stale"][0]
     parts = "; ".join(f"{words} {out[f'{p}{short}'][0]}" for words, _, short in _PRIMARY.values())
-    out[f"{p}finding"] = (f"{_label(model)}, {fmt(stale)} stale-fact tasks: {parts}", "count")
+    out[f"{p}finding"] = (f"{model_label(model)}, {fmt(stale)} stale-fact tasks: {parts}", "count")
     return out
 
 

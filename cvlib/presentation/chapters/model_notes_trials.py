@@ -4,9 +4,10 @@ The statistics are :mod:`cvlib.experiments.notes_study.analysis` (every answer
 read as code, paired effects by task, McNemar's test, the real gate, the
 predictions); this module finds the recordings, writes the results for a
 reader (counts in words, intervals as ranges, readings of an interval) and
-draws. It never runs a model itself: a reader's new recording is made by
-:func:`cvlib.experiments.notes_study.design.reader_recording`. A planned
-recording that is not there yet is shown as "not recorded yet" (n = 0).
+draws (its two figures are written in the sibling :mod:`~cvlib.presentation.chapters.model_notes_figures`
+and re-exported here). It never runs a model itself: a reader's new recording
+is made by :func:`cvlib.experiments.notes_study.design.reader_recording`. A
+planned recording that is not there yet is shown as "not recorded yet" (n = 0).
 """
 
 from __future__ import annotations
@@ -20,18 +21,18 @@ from typing import TYPE_CHECKING, Any
 from cvlib.experiments.notes_study import analysis as na
 from cvlib.experiments.notes_study.design import EXPERIMENT as STUDY
 from cvlib.experiments.notes_study.design import SAMPLED_TEMPERATURE, reader_recording, refuting_context, study_prompt
-from cvlib.experiments.notes_study.trials import ARM_LABELS, ARMS, STALE_ARMS
+from cvlib.experiments.notes_study.trials import ARM_LABELS, ARMS
 from cvlib.experiments.notes_study.trials import EXPERIMENT as FIRST
 from cvlib.models.determinism import determinism_sentence, load_determinism
 from cvlib.models.naming import recording_stem
+from cvlib.presentation import _study_models
+from cvlib.presentation._study_models import glue_key, model_label, model_table
+from cvlib.presentation.chapters.model_notes_figures import OUTCOME_NAMES, effects_figure, outcomes_figure
 from cvlib.presentation.formatting import MISSING, fmt
-from cvlib.presentation.notes_figures import OUTCOME_COLOURS
-from cvlib.presentation.style import SERIES, legend_below, new_figure
 from cvlib.repository import project_root
 
 if TYPE_CHECKING:
     import pandas as pd
-    from matplotlib.figure import Figure
 
     from cvlib.experiments.notes_study.tasks import NotesTask
 
@@ -60,13 +61,10 @@ __all__ = [
     "trials_table",
 ]
 
-#: The study's models, smallest first, by recording stem.
-MODELS: tuple[str, ...] = ("smollm2-135m", "qwen2.5-coder-0.5b", "qwen2.5-coder-1.5b")
+#: The study's models, smallest first, by recording stem; the agent study's too.
+MODELS: tuple[str, ...] = _study_models.MODELS
 #: How the page names them.
-MODEL_LABELS: dict[str, str] = {"smollm2-135m": "SmolLM2-135M", "qwen2.5-coder-0.5b": "Qwen2.5-Coder-0.5B",
-                                "qwen2.5-coder-1.5b": "Qwen2.5-Coder-1.5B"}
-#: Short names in glue keys.
-_KEYS: dict[str, str] = {"smollm2-135m": "s135", "qwen2.5-coder-0.5b": "q05", "qwen2.5-coder-1.5b": "q15"}
+MODEL_LABELS: dict[str, str] = _study_models.MODEL_LABELS
 #: The commit that holds part 2 of the pre-registration, made before the notes study's first call.
 PREREGISTRATION_COMMIT = "fef2a9a"
 #: Each model's pre-registered groups, ``(variant, repeat)`` (``preregistration.md``, part 2, section 2.3).
@@ -76,21 +74,7 @@ PLANNED: dict[str, tuple[tuple[str, int], ...]] = {
                            ("unrefutable", 2), ("refutable", 2)),
     "qwen2.5-coder-1.5b": (("unrefutable", 0), ("refutable", 0)),
 }
-#: How each outcome of :func:`~cvlib.experiments.notes_study.reading.read_answer` is written, and its colour.
-OUTCOME_NAMES: dict[str, str] = {"stale_edit": "stale edit", "true_exact": "true edit, exactly",
-                                 "true_collateral": "true edit with other changes", "unchanged": "unchanged (held back)",
-                                 "other": "other answer"}
-_FILL: dict[str, str] = {"stale_edit": OUTCOME_COLOURS["stale"], "true_exact": OUTCOME_COLOURS["true"],
-                         "true_collateral": "#9FD8C4", "unchanged": "#BBBBBB", "other": "#555555"}
 _CONTRASTS: tuple[tuple[str, str], ...] = (*na.ARM_CONTRASTS, ("withheld", "dependency_changed"))
-
-
-def _label(model: str) -> str:
-    return MODEL_LABELS.get(model, model)
-
-
-def _key(model: str) -> str:
-    return _KEYS.get(model, "new")
 
 
 @dataclass(frozen=True)
@@ -272,20 +256,18 @@ def coverage_table(study: NotesStudy, sources: Mapping[str, Sequence[Path]]) -> 
     """
     import pandas as pd
 
-    from cvlib.presentation.tables import table
-
     have = {(r["model"], r["variant"], int(r["repeat"])): int(r["tasks"]) for _, r in study.coverage.iterrows()}
     rows = []
     for model in sources:
         planned = PLANNED.get(model, (("unrefutable", 0), ("refutable", 0)))
         for variant, repeat in planned:
             n = have.get((model, variant, repeat), 0)
-            rows.append({"model": _label(model), "variant": variant,
+            rows.append({"model": model, "variant": variant,
                          "repeat": "0 (greedy)" if repeat == 0 else f"{repeat} (sampled, T = {SAMPLED_TEMPERATURE})",
                          "tasks": n, "status": "recorded" if n else na.NOT_RECORDED})
     frame = pd.DataFrame(rows, columns=["model", "variant", "repeat", "tasks", "status"])
-    return table(frame, {"model": "Model", "variant": "Variant", "repeat": "Repeat", "tasks": "Tasks (n)",
-                         "status": "Status"}, collapse_after=None)
+    return model_table(frame, {"model": "Model", "variant": "Variant", "repeat": "Repeat", "tasks": "Tasks (n)",
+                               "status": "Status"}, collapse_after=None)
 
 
 def shares_table(study: NotesStudy) -> Any:
@@ -302,12 +284,10 @@ def shares_table(study: NotesStudy) -> Any:
     """
     import pandas as pd
 
-    from cvlib.presentation.tables import table
-
     s = pd.concat([study.shares.assign(repeat=0), study.sampled], ignore_index=True) if len(study.sampled) else study.shares
     repeats = s["repeat"] if "repeat" in s else [0] * len(s)
     frame = pd.DataFrame({
-        "model": [_label(m) for m in s.get("model", [])], "variant": s.get("variant", []),
+        "model": list(s.get("model", [])), "variant": s.get("variant", []),
         "repeat": ["0 (greedy)" if int(r) == 0 else f"{int(r)} (sampled)" for r in repeats],
         "arm": [ARM_LABELS[a] for a in s.get("arm", [])], "tasks": s.get("tasks", []),
         "stale": [f"{fmt(int(k))} ({_interval(v, lo, hi)})" for k, v, lo, hi in
@@ -315,10 +295,10 @@ def shares_table(study: NotesStudy) -> Any:
         **{o: s.get(f"n_{o}", []) for o in ("true_exact", "true_collateral", "unchanged", "other")},
     })
     level = round(100 * study.confidence)
-    return table(frame, {"model": "Model", "variant": "Variant", "repeat": "Repeat", "arm": "Arm", "tasks": "Tasks",
-                         "stale": f"Stale edits ({level} % Wilson interval of the share)",
-                         **{o: OUTCOME_NAMES[o].capitalize() for o in ("true_exact", "true_collateral", "unchanged", "other")}},
-                 caption="One answer per task, arm and repeat; each share's interval is for that model, arm, variant and repeat alone")
+    return model_table(frame, {"model": "Model", "variant": "Variant", "repeat": "Repeat", "arm": "Arm", "tasks": "Tasks",
+                               "stale": f"Stale edits ({level} % Wilson interval of the share)",
+                               **{o: OUTCOME_NAMES[o].capitalize() for o in ("true_exact", "true_collateral", "unchanged", "other")}},
+                       caption="One answer per task, arm and repeat; each share's interval is for that model, arm, variant and repeat alone")
 
 
 def effects_table(study: NotesStudy) -> Any:
@@ -335,22 +315,20 @@ def effects_table(study: NotesStudy) -> Any:
     """
     import pandas as pd
 
-    from cvlib.presentation.tables import table
-
     rows = []
     for name, frame in (("stale edit", study.effects), ("unchanged (held back)", study.held)):
         for _, r in frame.iterrows():
-            rows.append({"model": _label(r["model"]), "arm": ARM_LABELS[r["arm"]], "outcome": name, "tasks": int(r["tasks"]),
+            rows.append({"model": r["model"], "arm": ARM_LABELS[r["arm"]], "outcome": name, "tasks": int(r["tasks"]),
                          "effect": _points(r["mean"], r["low"], r["high"]),
                          "reading": _reading(r["low"], r["high"], int(r["tasks"])),
                          "discordant": f"{fmt(int(r['only_refutable']))} / {fmt(int(r['only_unrefutable']))}",
                          "p": fmt(r["p_value"], "rate")})
     frame = pd.DataFrame(rows, columns=["model", "arm", "outcome", "tasks", "effect", "reading", "discordant", "p"])
     level = round(100 * study.confidence)
-    return table(frame, {"model": "Model", "arm": "Arm", "outcome": "Outcome", "tasks": "Paired tasks",
-                         "effect": f"Refutable − unrefutable ({level} % interval over tasks)", "reading": "Reading",
-                         "discordant": "Greedy: only refutable / only unrefutable", "p": "McNemar p (exact)"},
-                 collapse_after=None)
+    return model_table(frame, {"model": "Model", "arm": "Arm", "outcome": "Outcome", "tasks": "Paired tasks",
+                               "effect": f"Refutable − unrefutable ({level} % interval over tasks)", "reading": "Reading",
+                               "discordant": "Greedy: only refutable / only unrefutable", "p": "McNemar p (exact)"},
+                       collapse_after=None)
 
 
 def contrasts_table(study: NotesStudy) -> Any:
@@ -367,18 +345,16 @@ def contrasts_table(study: NotesStudy) -> Any:
     """
     import pandas as pd
 
-    from cvlib.presentation.tables import table
-
     by = {"stale_labelled": "the model's choice", "stale_verify": "instruction", "withheld": "construction"}
-    rows = [{"model": _label(r["model"]), "variant": r["variant"],
+    rows = [{"model": r["model"], "variant": r["variant"],
              "contrast": " − ".join(ARM_LABELS[a] for a in r["contrast"].split(" − ")), "tasks": int(r["tasks"]),
              "effect": _points(r["mean"], r["low"], r["high"]), "reading": _reading(r["low"], r["high"], int(r["tasks"])),
              "by": by[r["contrast"].split(" − ")[0]]} for _, r in study.contrasts.iterrows()]
     frame = pd.DataFrame(rows, columns=["model", "variant", "contrast", "tasks", "effect", "reading", "by"])
     level = round(100 * study.confidence)
-    return table(frame, {"model": "Model", "variant": "Variant", "contrast": "Contrast (first − second)",
-                         "tasks": "Paired tasks", "effect": f"Stale-edit share, difference ({level} % interval)",
-                         "reading": "Reading", "by": "Holds by"}, collapse_after=None)
+    return model_table(frame, {"model": "Model", "variant": "Variant", "contrast": "Contrast (first − second)",
+                               "tasks": "Paired tasks", "effect": f"Stale-edit share, difference ({level} % interval)",
+                               "reading": "Reading", "by": "Holds by"}, collapse_after=None)
 
 
 def gate_table(study: NotesStudy) -> Any:
@@ -395,20 +371,18 @@ def gate_table(study: NotesStudy) -> Any:
     """
     import pandas as pd
 
-    from cvlib.presentation.tables import table
-
     g = study.gate_effects
-    rows = [{"model": _label(r["model"]), "variant": r["variant"], "tasks": int(r["tasks"]),
+    rows = [{"model": r["model"], "variant": r["variant"], "tasks": int(r["tasks"]),
              "shown": f"{fmt(int(r['shown_stale']))} of {fmt(int(r['shown']))} "
                       f"({_interval(r['shown_stale'] / r['shown'] if r['shown'] else math.nan, r['shown_low'], r['shown_high'])})",
              "real": int(r["real_stale"]), "ideal": int(r["ideal_stale"]), "effect": _points(r["mean"], r["low"], r["high"])}
             for _, r in g.iterrows()]
     frame = pd.DataFrame(rows, columns=["model", "variant", "tasks", "shown", "real", "ideal", "effect"])
     level = round(100 * study.confidence)
-    return table(frame, {"model": "Model", "variant": "Variant", "tasks": "Tasks",
-                         "shown": f"Stale edits where the real gate shows the note ({level} % interval)",
-                         "real": "Stale edits, real gate (all tasks)", "ideal": "Stale edits, withheld arm (all tasks)",
-                         "effect": "Real − withheld, per task"}, collapse_after=None)
+    return model_table(frame, {"model": "Model", "variant": "Variant", "tasks": "Tasks",
+                               "shown": f"Stale edits where the real gate shows the note ({level} % interval)",
+                               "real": "Stale edits, real gate (all tasks)", "ideal": "Stale edits, withheld arm (all tasks)",
+                               "effect": "Real − withheld, per task"}, collapse_after=None)
 
 
 def kinds_table(study: NotesStudy) -> Any:
@@ -423,13 +397,10 @@ def kinds_table(study: NotesStudy) -> Any:
     -------
     cvlib.presentation.tables.Table
     """
-    from cvlib.presentation.tables import table
-
-    frame = study.kinds.assign(model=study.kinds["model"].map(_label))
-    return table(frame, {"model": "Model", "rule_kind": "Kind of rule", "tasks": "Tasks (both variants)",
-                         "stale_unrefutable": "Stale edits, unrefutable", "stale_refutable": "Stale edits, refutable",
-                         "unchanged_unrefutable": "Held back, unrefutable", "unchanged_refutable": "Held back, refutable"},
-                 collapse_after=None)
+    return model_table(study.kinds, {"model": "Model", "rule_kind": "Kind of rule", "tasks": "Tasks (both variants)",
+                                     "stale_unrefutable": "Stale edits, unrefutable", "stale_refutable": "Stale edits, refutable",
+                                     "unchanged_unrefutable": "Held back, unrefutable", "unchanged_refutable": "Held back, refutable"},
+                       collapse_after=None)
 
 
 def other_table(study: NotesStudy) -> Any:
@@ -444,12 +415,9 @@ def other_table(study: NotesStudy) -> Any:
     -------
     cvlib.presentation.tables.Table
     """
-    from cvlib.presentation.tables import table
-
-    frame = study.other.assign(model=study.other["model"].map(_label))
-    names = {c: c.capitalize() for c in frame.columns if c not in ("model", "variant", "answers", "other")}
-    return table(frame, {"model": "Model", "variant": "Variant", "answers": "Answers", "other": "Other", **names},
-                 collapse_after=None)
+    names = {c: c.capitalize() for c in study.other.columns if c not in ("model", "variant", "answers", "other")}
+    return model_table(study.other, {"model": "Model", "variant": "Variant", "answers": "Answers", "other": "Other", **names},
+                       collapse_after=None)
 
 
 def audit_table(study: NotesStudy) -> Any:
@@ -499,7 +467,7 @@ def predictions_table(study: NotesStudy) -> Any:
     for _, r in p.iterrows():
         points = r["prediction"] in ("NP1", "NP2", "NP4")
         measured = _points(r["mean"], r["low"], r["high"]) if points else _interval(r["mean"], r["low"], r["high"])
-        rows.append({"prediction": r["prediction"], "model": " − ".join(_label(m) for m in r["model"].split(" − ")),
+        rows.append({"prediction": r["prediction"], "model": " − ".join(model_label(m) for m in r["model"].split(" − ")),
                      "measure": r["measure"], "tasks": int(r["tasks"]), "measured": measured, "verdict": r["verdict"]})
     frame = pd.DataFrame(rows, columns=["prediction", "model", "measure", "tasks", "measured", "verdict"])
     return table(frame, {"prediction": "Prediction", "model": "Model", "measure": "Measured", "tasks": "Tasks",
@@ -519,8 +487,6 @@ def trials_table(study: NotesStudy) -> Any:
     -------
     cvlib.presentation.tables.Table
     """
-    from cvlib.presentation.tables import table
-
     greedy = study.outcomes[study.outcomes["repeat"] == 0]
     short = {"stale_edit": "stale", "true_exact": "true", "true_collateral": "true+", "unchanged": "unchanged", "other": "other"}
     grid = greedy.pivot_table(index=["model", "variant", "task"], columns="arm", values="outcome", aggfunc="first")
@@ -528,96 +494,11 @@ def trials_table(study: NotesStudy) -> Any:
     order = {m: k for k, m in enumerate(study.models)}
     grid = grid.assign(o=grid["model"].map(order), v=grid["variant"].map({"unrefutable": 0, "refutable": 1}))
     grid = grid.sort_values(["o", "v", "task"]).drop(columns=["o", "v"])
-    grid["model"] = grid["model"].map(_label)
     for arm in ARMS:
         if arm in grid:
             grid[arm] = grid[arm].map(lambda o: short.get(o, MISSING) if isinstance(o, str) else MISSING)
     names = {"model": "Model", "variant": "Variant", "task": "Task", **{a: a for a in ARMS if a in grid.columns}}
-    return table(grid, names, summary=f"Every greedy answer, as the reader read it ({len(grid)} rows; true+ = with other changes)")
-
-
-def effects_figure(study: NotesStudy) -> Figure:
-    """Forest plot: refutable − unrefutable stale-edit share per model and stale arm, paired by task, with intervals.
-
-    Parameters
-    ----------
-    study : NotesStudy
-        :func:`read_study`.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-    """
-    from matplotlib.lines import Line2D
-
-    rows = [(arm, model) for arm in STALE_ARMS for model in study.models]
-    fig, ax = new_figure(height=0.3 * max(1, len(rows)) + 1.9)
-    colours = {m: SERIES[i % len(SERIES)] for i, m in enumerate(study.models)}
-    e = study.effects
-    for y, (arm, model) in enumerate(reversed(rows)):
-        hit = e[(e["model"] == model) & (e["arm"] == arm)] if len(e) else e
-        if hit.empty:
-            ax.text(0, y, f"{_label(model)}: {na.NOT_RECORDED}", ha="center", va="center", fontsize=9, color="#555555")
-            continue
-        r = hit.iloc[0]
-        ax.plot([100 * r["low"], 100 * r["high"]], [y, y], color=colours[model], lw=2.5)
-        ax.plot(100 * r["mean"], y, marker="o", color=colours[model], ms=6)
-    ax.axvline(0, color="#555555", lw=0.8, ls="--")
-    n = max(1, len(study.models))
-    ax.set_yticks([len(rows) - 1 - (i * n + (n - 1) / 2) for i in range(len(STALE_ARMS))],
-                  [ARM_LABELS[a].replace(" (", "\n(") for a in STALE_ARMS])
-    for i in range(1, len(STALE_ARMS)):
-        ax.axhline(len(rows) - 0.5 - i * n, color="#cccccc", lw=0.6)
-    ax.set_ylim(-0.6, max(1, len(rows)) - 0.4)
-    ax.set_xlim(-105, 105)
-    ax.set_xlabel("refutable − unrefutable, stale-edit share (percentage points)")
-    ax.grid(axis="y", visible=False)
-    handles = [Line2D([], [], color=colours[m], marker="o", lw=2.5, label=_label(m)) for m in study.models]
-    handles.append(Line2D([], [], lw=0, label=f"mean over tasks, {round(100 * study.confidence)} % interval"))
-    legend_below(fig, handles, ncols=2)
-    return fig
-
-
-def outcomes_figure(study: NotesStudy) -> Figure:
-    """Every model's greedy outcomes per arm and variant, as shares of tasks: one panel per model.
-
-    Parameters
-    ----------
-    study : NotesStudy
-        :func:`read_study`.
-
-    Returns
-    -------
-    matplotlib.figure.Figure
-    """
-    from matplotlib.patches import Patch
-
-    models = study.models or ("none",)
-    fig, axes = new_figure(1, len(models), height=5.0, sharey=True, squeeze=False)
-    bars = [(arm, variant) for arm in ARMS for variant in ("unrefutable", "refutable")]
-    s = study.shares
-    for ax, model in zip(axes[0], models):
-        for y, (arm, variant) in enumerate(reversed(bars)):
-            hit = s[(s["model"] == model) & (s["arm"] == arm) & (s["variant"] == variant)] if len(s) else s
-            if hit.empty:
-                continue
-            r, left = hit.iloc[0], 0.0
-            counts = {"stale_edit": r["stale"], **{o: r[f"n_{o}"] for o in ("true_exact", "true_collateral", "unchanged", "other")}}
-            for outcome in OUTCOME_NAMES:
-                width = 100 * counts[outcome] / r["tasks"]
-                ax.barh(y, width, left=left, color=_FILL[outcome], height=0.8, edgecolor="white", linewidth=0.4,
-                        hatch="///" if variant == "refutable" else None)
-                left += width
-        ax.set_title(_label(model).replace("-", "\n", 1), fontsize=10)
-        ax.set_xlim(0, 100)
-        ax.set_xlabel("% of tasks")
-        ax.grid(axis="y", visible=False)
-    axes[0][0].set_yticks([len(bars) - 1 - (2 * i + 0.5) for i in range(len(ARMS))], [a.replace("_", " ") for a in ARMS])
-    axes[0][0].set_ylim(-0.6, len(bars) - 0.4)
-    handles = [Patch(color=_FILL[o], label=OUTCOME_NAMES[o]) for o in OUTCOME_NAMES]
-    handles.append(Patch(facecolor="white", edgecolor="#555555", hatch="///", label="refutable variant (the lower bar)"))
-    legend_below(fig, handles, ncols=2)
-    return fig
+    return model_table(grid, names, summary=f"Every greedy answer, as the reader read it ({len(grid)} rows; true+ = with other changes)")
 
 
 def prompts_markdown(task: NotesTask, refutation: Any) -> str:
@@ -669,8 +550,8 @@ def _effect_words(frame: pd.DataFrame, **where: str) -> str:
 
 def _model_values(study: NotesStudy, model: str) -> dict[str, tuple[Any, str]]:
     """One model's glued values (``MN_<key>_...``): shares per arm and variant, effects, the gate, true notes, the finding."""
-    p = f"MN_{_key(model)}_"
-    out: dict[str, tuple[Any, str]] = {f"{p}label": (_label(model), "count")}
+    p = f"MN_{glue_key(model)}_"
+    out: dict[str, tuple[Any, str]] = {f"{p}label": (model_label(model), "count")}
     cov = study.coverage
     for variant in ("unrefutable", "refutable"):
         hit = cov[(cov["model"] == model) & (cov["variant"] == variant) & (cov["repeat"] == 0)] if len(cov) else cov
@@ -729,7 +610,7 @@ def _prediction_words(study: NotesStudy) -> dict[str, tuple[Any, str]]:
         for verdict in ("holds", "does not hold", na.TOO_FEW, na.NOT_RECORDED):
             rows = mine[mine["verdict"] == verdict]
             if len(rows):
-                who = ", ".join(dict.fromkeys(" − ".join(_label(m) for m in r.split(" − ")) for r in rows["model"]))
+                who = ", ".join(dict.fromkeys(" − ".join(model_label(m) for m in r.split(" − ")) for r in rows["model"]))
                 parts.append(f"{verdict} ({fmt(len(rows))} of {fmt(len(mine))} checks: {who})")
         out[f"MN_{name}"] = ("; ".join(parts) or na.NOT_RECORDED, "count")
     return out
@@ -768,11 +649,11 @@ def chapter_values(study: NotesStudy, tasks: Sequence[NotesTask], refutable_task
         "MN_gate_withheld": (int(gate["withheld"]), "count"), "MN_gate_shown": (len(gate["shown"]), "count"),
         "MN_gate_wide": (int(gate["wide"]), "count"), "MN_gate_shown_ids": (", ".join(gate["shown"]) or MISSING, "count"),
         "MN_audit_total": (len(audit), "count"), "MN_audit_agree": (int(audit["agree"].sum()), "count"),
-        "MN_models_read": (len(study.models), "count"), "MN_main_label": (_label(main), "count"),
+        "MN_models_read": (len(study.models), "count"), "MN_main_label": (model_label(main), "count"),
     }
     for model in MODELS + tuple(m for m in study.models if m not in MODELS):
         out.update(_model_values(study, model))
-    out.update({k.replace(f"MN_{_key(main)}_", "MN_main_"): v for k, v in _model_values(study, main).items()})
+    out.update({k.replace(f"MN_{glue_key(main)}_", "MN_main_"): v for k, v in _model_values(study, main).items()})
     out.update(_prediction_words(study))
     out["MN_determinism"] = (determinism_sentence(load_determinism(project_root() / "data" / "model_trials" / "determinism.csv"),
                                                   "notes_"), "count")

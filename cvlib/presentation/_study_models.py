@@ -1,0 +1,68 @@
+"""The models of the two language-model studies, as their chapters name them, and the table that names them so.
+
+The agent study ("A model in the loop") and the notes study ("A local model
+and stale notes") record the same three models, and their pages write a model
+the same way in every table, legend and glued value; held here once, a model
+cannot be written one way on one page and another way on the other. The
+module is private: the chapter modules re-export ``MODELS`` and
+``MODEL_LABELS``, where their notebooks read them and the API page documents
+them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+
+    from cvlib.presentation.formatting import Quantity
+    from cvlib.presentation.tables import Table
+
+__all__ = ["MODELS", "MODEL_LABELS", "glue_key", "model_label", "model_table"]
+
+#: The studies' models, smallest first, by recording stem.
+MODELS: tuple[str, ...] = ("smollm2-135m", "qwen2.5-coder-0.5b", "qwen2.5-coder-1.5b")
+#: How the pages name them.
+MODEL_LABELS: dict[str, str] = {"smollm2-135m": "SmolLM2-135M", "qwen2.5-coder-0.5b": "Qwen2.5-Coder-0.5B",
+                                "qwen2.5-coder-1.5b": "Qwen2.5-Coder-1.5B"}
+#: Short names in glue keys.
+_KEYS: dict[str, str] = {"smollm2-135m": "s135", "qwen2.5-coder-0.5b": "q05", "qwen2.5-coder-1.5b": "q15"}
+
+
+def model_label(model: str) -> str:
+    """How the pages name a model (a recording stem); a reader's own model, outside the plan, keeps its stem."""
+    return MODEL_LABELS.get(model, model)
+
+
+def glue_key(model: str) -> str:
+    """A model's short name in glue keys; every model outside the plan is ``new``, so the prose can quote a reader's model."""
+    return _KEYS.get(model, "new")
+
+
+def model_table(frame: pd.DataFrame, columns: Mapping[str, str] | Sequence[str],
+                formats: Mapping[str, str | Quantity | Callable[[Any], str]] | None = None, **options: Any) -> Table:
+    """``frame`` as the page shows tables, its ``model`` column (recording stems) written as the page names the models.
+
+    The analysis keys its frames by recording stem; only the page renames them,
+    so the tables of both chapters rename them in this one place.
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+        One row per table row, with a ``model`` column of recording stems.
+    columns : Mapping or sequence of str
+        The columns to show and their names (:func:`cvlib.presentation.tables.table`).
+    formats : Mapping, optional
+        Per column, how its values are written (:func:`cvlib.presentation.tables.table`).
+    **options
+        ``caption``, ``summary``, ``collapse_after`` (:func:`cvlib.presentation.tables.table`).
+
+    Returns
+    -------
+    cvlib.presentation.tables.Table
+    """
+    from cvlib.presentation.tables import table
+
+    return table(frame.assign(model=frame["model"].map(model_label)), columns, formats, **options)
