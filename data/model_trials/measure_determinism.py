@@ -11,7 +11,8 @@ the earlier calls of its group, from the group's first call after a reset, with 
 except the thread count. One row per (recording, threads): how many calls were sampled, how many had to
 be generated to reach them, how many came back byte-identical; every call that did not goes to
 determinism_flips.csv with both answers. Rows already in the file are kept (the script resumes); each
-row is written whole when its sample is done.
+row is written whole when its sample is done. A recording still being recorded is measured on a copy of
+the groups recorded so far (--recordings): its sample is then a seeded choice among those groups.
 """
 
 from __future__ import annotations
@@ -63,6 +64,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", nargs="+", default=None, help="recordings to measure (file names)")
     parser.add_argument("--threads", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--out", type=Path, default=HERE / "determinism.csv")
+    parser.add_argument("--recordings", type=Path, default=HERE,
+                        help="where the recordings are read (a copy of one still being recorded: rows keep its name)")
     args = parser.parse_args(argv)
     flips_path = args.out.with_name(args.out.stem + "_flips.csv")
     rows: list[dict[str, object]]
@@ -73,7 +76,7 @@ def main(argv: list[str] | None = None) -> int:
     for name, sample in RECORDINGS.items():
         if args.only and name not in args.only:
             continue
-        path = HERE / name
+        path = args.recordings / name
         if not path.is_file():
             print(f"{name}: not recorded yet, skipped", file=sys.stderr)
             continue

@@ -126,3 +126,30 @@ def test_the_reader_agrees_with_the_hand_audit_on_every_audited_answer() -> None
     outcomes = na.study_outcomes(sources, tasks, load_stale_effects(str(data / "notes_stale_effects.yaml")))
     agreement = na.audit_agreement(data / "notes_audit.csv", outcomes)
     assert len(agreement) == 78 and agreement["agree"].all(), agreement[~agreement["agree"]]
+
+
+def test_a_contrast_averages_a_task_over_the_repeats_both_sides_hold() -> None:
+    import pandas as pd
+
+    from cvlib.experiments.notes_study.analysis import arm_contrasts, variant_effects
+
+    def row(task: str, variant: str, repeat: int, arm: str, stale: bool) -> dict:
+        return {"model": "m", "task": task, "variant": variant, "repeat": repeat, "arm": arm,
+                "outcome": "stale_edit" if stale else "unchanged"}
+
+    rows = []
+    for task in ("a", "b"):
+        # greedy: a stale edit in both variants and in every stale arm, none with the note withheld
+        for variant in ("unrefutable", "refutable"):
+            rows += [row(task, variant, 0, arm, True) for arm in ("stale_labelled", "stale_verify", "dependency_changed")]
+            rows.append(row(task, variant, 0, "withheld", False))
+        # sampled repeats held back, recorded in the unrefutable variant only (a recording cut part-way)
+        rows += [row(task, "unrefutable", r, arm, False) for r in (1, 2)
+                 for arm in ("stale_labelled", "stale_verify", "dependency_changed")]
+    outcomes = pd.DataFrame(rows)
+    effects = variant_effects(outcomes, arms=("dependency_changed",))
+    # only the greedy repeat is in both variants: 1 - 1, not 1 - 1/3
+    assert effects["mean"].tolist() == [0.0] and effects["tasks"].tolist() == [2]
+    withheld = arm_contrasts(outcomes, (("withheld", "dependency_changed"),))
+    # withheld has only the greedy repeat: 0 - 1 in both variants, not 0 - 1/3
+    assert withheld["mean"].tolist() == [-1.0, -1.0]

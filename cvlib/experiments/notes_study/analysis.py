@@ -148,9 +148,30 @@ def _per_task(outcomes: pd.DataFrame, model: str, outcome: str = "stale_edit") -
     return mine.groupby(["task", "variant", "arm"])["hit"].mean().unstack(["variant", "arm"])
 
 
+def _paired_difference(outcomes: pd.DataFrame, model: str, first: tuple[str, str], second: tuple[str, str],
+                       outcome: str = "stale_edit") -> pd.Series:
+    """Per task, the share of ``outcome`` in ``first`` minus in ``second`` ((variant, arm) each), over the repeats both hold.
+
+    A task's repeats are averaged only over the repeats recorded on both sides:
+    the greedy repeat is the only one of some arms (``withheld``), and a
+    recording cut part-way holds a sampled repeat in one variant before the
+    other, so averaging each side over its own repeats would set greedy
+    answers against a mixture of greedy and sampled ones.
+    """
+    import pandas as pd
+
+    mine = outcomes[outcomes["model"] == model].assign(hit=lambda f: (f["outcome"] == outcome).astype(float))
+    wide = mine.set_index(["task", "repeat", "variant", "arm"])["hit"].unstack(["variant", "arm"])
+    if first not in wide or second not in wide:
+        return pd.Series(dtype=float)
+    both = wide[[first, second]].dropna()
+    per_task = both.groupby(level="task").mean()
+    return per_task[first] - per_task[second]
+
+
 def variant_effects(outcomes: pd.DataFrame, arms: Sequence[str] = STALE_ARMS, confidence: float = 0.95,
                     outcome: str = "stale_edit") -> pd.DataFrame:
-    """Refutable minus unrefutable share of ``outcome`` per task and arm (repeats averaged), with the greedy McNemar test.
+    """Refutable minus unrefutable share of ``outcome`` per task and arm (the repeats both variants hold averaged), with the greedy McNemar test.
 
     Parameters
     ----------
@@ -174,13 +195,10 @@ def variant_effects(outcomes: pd.DataFrame, arms: Sequence[str] = STALE_ARMS, co
 
     rows = []
     for model in _models(outcomes):
-        wide = _per_task(outcomes, model, outcome)
         greedy = _per_task(outcomes[outcomes["repeat"] == 0], model, outcome)
         for arm in arms:
             a, b = ("refutable", arm), ("unrefutable", arm)
-            if a not in wide or b not in wide:
-                continue
-            diff = (wide[a] - wide[b]).dropna()
+            diff = _paired_difference(outcomes, model, a, b, outcome)
             if diff.empty:
                 continue
             effect = paired_effect(diff.tolist(), confidence)
@@ -217,13 +235,9 @@ def arm_contrasts(outcomes: pd.DataFrame, contrasts: Sequence[tuple[str, str]] =
 
     rows = []
     for model in _models(outcomes):
-        wide = _per_task(outcomes, model)
         for variant in ("unrefutable", "refutable"):
             for first, second in contrasts:
-                a, b = (variant, first), (variant, second)
-                if a not in wide or b not in wide:
-                    continue
-                diff = (wide[a] - wide[b]).dropna()
+                diff = _paired_difference(outcomes, model, (variant, first), (variant, second))
                 if diff.empty:
                     continue
                 effect = paired_effect(diff.tolist(), confidence)
