@@ -52,6 +52,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", default=str(HERE), help="folder of the recording")
     parser.add_argument("--plan", nargs="+", type=_pair, default=None, help="variant:repeat steps (default: the model's pre-registered plan)")
     parser.add_argument("--tasks", type=int, default=None, help="only the first N tasks of the study's seeded order")
+    parser.add_argument("--workers", type=int, default=1, help="worker processes, one model and one thread each")
     args = parser.parse_args(argv)
     plan = args.plan or [_pair(step) for step in PLANS.get(args.model, ["unrefutable:0", "refutable:0"])]
     tasks = study_order(load_tasks(HERE / "notes_tasks.yaml"))[: args.tasks]
@@ -59,7 +60,8 @@ def main(argv: list[str] | None = None) -> int:
     effects = load_stale_effects(str(HERE / "notes_stale_effects.yaml"))
     out = new_recording_path(args.out, EXPERIMENT, args.model)
     resume = "python data/model_trials/record_notes_study.py " + " ".join(shlex.quote(a) for a in (argv or sys.argv[1:]))
-    recorded, reused = record_notes_study(args.model, out, tasks, plan, refutations=refutations, effects=effects, resume=resume)
+    recorded, reused = record_notes_study(args.model, out, tasks, plan, refutations=refutations, effects=effects, resume=resume,
+                                         workers=args.workers)
     print(f"{out}: {recorded} groups recorded now, {reused} reused")
     return 0
 

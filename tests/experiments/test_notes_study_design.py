@@ -88,6 +88,24 @@ def test_a_group_and_the_resumable_recorder(tmp_path: Path, monkeypatch: pytest.
     assert recording_header(out)["resume"] == "python x.py"
 
 
+
+def test_workers_write_the_file_one_worker_writes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Forked workers inherit the patched model; the groups come back and are written in plan order by the parent.
+    monkeypatch.setattr(nd, "open_model", lambda spec: EchoOriginal())
+    refutations = {t.id: refutation(t.id) for t in TASKS[:3]}
+    plan = [("unrefutable", 1), ("refutable", 0)]
+    files = []
+    for workers in (1, 2):
+        out = tmp_path / f"w{workers}" / "notes_study.echo.jsonl.gz"
+        out.parent.mkdir()
+        assert nd.record_notes_study("echo", out, TASKS[:3], plan, refutations=refutations, effects={},
+                                     progress=False, workers=workers) == (6, 0)
+        files.append([(r.task["id"], r.task["variant"], r.task["repeat"], r.arm, r.response) for r in read_recording(out)])
+    assert files[0] == files[1]
+    with pytest.raises(ParameterError, match="workers"):
+        nd.record_notes_study("echo", tmp_path / "x.jsonl.gz", TASKS[:1], plan, refutations={}, effects={},
+                              progress=False, workers=0)
+
 def test_bad_variants_and_missing_refutations_are_refused() -> None:
     with pytest.raises(ParameterError, match="unknown notes variant"):
         nd.study_prompt(TASKS[0], "control", "half")

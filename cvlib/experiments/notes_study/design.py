@@ -24,7 +24,6 @@ import os
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 from cvlib.core.errors import ParameterError
 from cvlib.core.validation import require_int
@@ -270,6 +269,7 @@ def record_notes_study(
     effects: Mapping[str, StaleEffect],
     progress: bool = True,
     resume: str = "",
+    workers: int = 1,
 ) -> tuple[int, int]:
     """Record every (variant, repeat) of ``plan`` for every task, in that order, skipping the groups ``out`` holds.
 
@@ -291,12 +291,17 @@ def record_notes_study(
         Show a progress bar.
     resume : str
         The command that resumes the recording (in a new file's header).
+    workers : int
+        Worker processes, each with its own copy of the model (one thread each); the groups are still
+        written in plan order, by this process only, so the file is the one a single worker would write.
 
     Returns
     -------
     tuple of (int, int)
         Groups recorded now, groups already there.
     """
+    from concurrent.futures import ProcessPoolExecutor
+
     from tqdm.auto import tqdm
 
     for variant, _ in plan:
@@ -305,22 +310,51 @@ def record_notes_study(
     jobs = [(t, v, r) for v, r in plan for t in tasks if v == "unrefutable" or t.id in refutations]
     done = recorded_groups(out)
     todo = [(t, v, r) for t, v, r in jobs if group_name(t, v, r) not in done]
+    workers = require_int("workers", workers, minimum=1)
     if resume:
         start_recording(out, EXPERIMENT, resume)
-    live: Any = None
+    groups = [(t, v, r, refutations.get(t.id), effects.get(t.id)) for t, v, r in todo]
     recorded = 0
     with tqdm(total=len(jobs), initial=len(jobs) - len(todo), disable=not progress, desc=f"notes study {model}",
               unit="group") as bar:
-        for task, variant, repeat in todo:
-            if live is None:
-                live = open_model(model)
-                live.prepare(REFUTABLE_SETTINGS)
-            lines = run_notes_group(live, task, variant, repeat, refutation=refutations.get(task.id),
-                                    effect=effects.get(task.id))
-            append_lines(out, lines)
-            recorded += 1
-            bar.update(1)
+        if groups and workers == 1:  # nothing left to do opens no model
+            live = _opened(model)
+            for group in groups:
+                append_lines(out, _record_group(live, group))
+                recorded += 1
+                bar.update(1)
+        elif groups:
+            with ProcessPoolExecutor(min(workers, len(groups)), initializer=_open_in_worker, initargs=(model,)) as pool:
+                for lines in pool.map(_record_in_worker, groups):
+                    append_lines(out, lines)
+                    recorded += 1
+                    bar.update(1)
     return recorded, len(jobs) - len(todo)
+
+
+#: A group to record: the task, its variant and repeat, its refutation and stated stale effect.
+_Group = tuple[NotesTask, str, int, "Refutation | None", "StaleEffect | None"]
+#: The model of a worker process.
+_WORKER: dict[str, LanguageModel] = {}
+
+
+def _opened(model: str) -> LanguageModel:
+    live = open_model(model)
+    live.prepare(REFUTABLE_SETTINGS)
+    return live
+
+
+def _record_group(live: LanguageModel, group: _Group) -> list[str]:
+    task, variant, repeat, refutation, effect = group
+    return run_notes_group(live, task, variant, repeat, refutation=refutation, effect=effect)
+
+
+def _open_in_worker(model: str) -> None:
+    _WORKER["model"] = _opened(model)
+
+
+def _record_in_worker(group: _Group) -> list[str]:
+    return _record_group(_WORKER["model"], group)
 
 
 def reader_recording(model: str, record_tasks: int, folder: str | os.PathLike[str], tasks: Sequence[NotesTask],
