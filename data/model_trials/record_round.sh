@@ -1,32 +1,29 @@
 #!/usr/bin/env bash
-# Record (or resume) every recording of this round's two pre-registered studies, on two workers of one
-# thread each (data/model_trials/preregistration.md, parts 1 and 2, "Plan and stopping rule"):
-#   worker 1: the agent study's greedy runs of SmolLM2-135M, then the notes study with SmolLM2-135M and
-#             Qwen2.5-Coder-0.5B, then SmolLM2-135M's sampled repeats;
-#   worker 2: the agent study's greedy runs of Qwen2.5-Coder-0.5B, the notes study with the 1.5B model
-#             (shorter, so it went first), the agent study's greedy runs of the 1.5B model, then the 0.5B
-#             model's sampled repeats.
+# Record (or resume) every recording of this round's two pre-registered studies
+# (data/model_trials/preregistration.md, parts 1 and 2, "Plan and stopping rule"), one step after another,
+# each step on two worker processes of one thread each (--workers 2; a worker's groups come back to one
+# process, which writes them in plan order, so the file is the one a single worker would write):
+#   1. the greedy runs of every model (agent study: SmolLM2-135M, Qwen2.5-Coder-0.5B and -1.5B; notes
+#      study: the three models, both variants);
+#   2. the sampled repeats (notes study: Qwen2.5-Coder-0.5B's stale arms; agent study: Qwen2.5-Coder-0.5B,
+#      then SmolLM2-135M).
+# More tasks come before more repeats, as the pre-registration's plan puts repeat 0 of every model first.
 # Every step resumes where it stopped (finished groups are kept, a cut one is redone), so the same command
-# continues the round in a later session. Logs go to _runs/record_round.<worker>.log.
+# continues the round in a later session; a finished step opens no model. Log: _runs/record_round.log.
 # Usage: bash data/model_trials/record_round.sh          (needs bash scripts/install_models.sh --large)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 PY=.venv/bin/python
 mkdir -p _runs
-agent() { nice -n 10 "$PY" data/model_trials/record_agent_study.py "$@"; }
-notes() { nice -n 10 "$PY" data/model_trials/record_notes_study.py "$@"; }
-worker1() {
+agent() { nice -n 10 "$PY" data/model_trials/record_agent_study.py --workers 2 "$@"; }
+notes() { nice -n 10 "$PY" data/model_trials/record_notes_study.py --workers 2 "$@"; }
+{
   agent --model smollm2-135m --repeats 0
-  notes --model smollm2-135m
-  notes --model qwen2.5-coder-0.5b
-  agent --model smollm2-135m --repeats 0 1 2
-}
-worker2() {
   agent --model qwen2.5-coder-0.5b --repeats 0
+  notes --model smollm2-135m
   notes --model qwen2.5-coder-1.5b
   agent --model qwen2.5-coder-1.5b --repeats 0
+  notes --model qwen2.5-coder-0.5b
   agent --model qwen2.5-coder-0.5b --repeats 0 1 2
-}
-worker1 > _runs/record_round.1.log 2>&1 &
-worker2 > _runs/record_round.2.log 2>&1 &
-wait
+  agent --model smollm2-135m --repeats 0 1 2
+} > _runs/record_round.log 2>&1
