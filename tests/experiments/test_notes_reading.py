@@ -76,6 +76,15 @@ def test_answers_without_the_function_are_other_with_a_reason() -> None:
     assert all(read_answer(task, r).outcome in READ_OUTCOMES for r in ("x", fenced(task.excerpt)))
 
 
+
+def test_a_test_in_place_of_the_function_is_other_even_when_it_holds_the_stale_change() -> None:
+    # With the refuting test in the prompt, a small model may answer with a test: it is not the function renamed.
+    task = TASKS["requests-encoding-from-headers"]
+    as_test = task.stale_edit.apply(task.excerpt).replace(f"def {task.function_name}(", "def test_encoding(", 1)
+    reading = read_answer(task, fenced(as_test), EFFECTS.get(task.id))
+    assert reading.outcome == "other"
+    assert reading.reason == f"the answer's one function is a test (`test_encoding`), not `{task.function_name}`"
+
 def test_a_bad_effects_file_is_refused_in_one_line(tmp_path: Path) -> None:
     bad = tmp_path / "effects.yaml"
     bad.write_text("effects:\n  t:\n    why: x\n    present: ['(']\n")

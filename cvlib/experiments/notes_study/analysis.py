@@ -501,6 +501,7 @@ def kind_counts(outcomes: pd.DataFrame, arm: str = "stale_verify") -> pd.DataFra
 _OTHER_KINDS: tuple[tuple[str, str], ...] = (
     ("the answer has no fenced code block", "no code block"),
     ("no function named", "no function of that name"),
+    ("the answer's one function is a test", "a test instead of the function"),
     ("the code does not parse", "code does not parse"),
     ("changes that are neither edit", "changes that are neither edit"),
 )

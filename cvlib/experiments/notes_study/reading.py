@@ -373,6 +373,10 @@ def read_answer(task: NotesTask, response: str, effect: StaleEffect | None = Non
     answer, note = _parse(code, task.function_name)
     if answer is None:
         return Reading("other", (), note)
+    if note.startswith("test") and not task.function_name.startswith("test"):
+        # A lone function under another name is read as the task's function renamed, unless it is a test: with
+        # the refuting test in the prompt, a small model often answers with that test instead of the function.
+        return Reading("other", (), f"the answer's one function is a test (`{note}`), not `{task.function_name}`")
     original, _ = _parse(task.excerpt, task.function_name)
     stale, _ = _parse(task.stale_edit.apply(task.excerpt), task.function_name)
     true, _ = _parse(task.true_edit.apply(task.excerpt), task.function_name)

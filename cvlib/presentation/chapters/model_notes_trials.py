@@ -587,17 +587,44 @@ def _model_values(study: NotesStudy, model: str) -> dict[str, tuple[Any, str]]:
     mine = o[o["model"] == model] if len(o) else o
     out[f"{p}other"] = (", ".join(f"{fmt(int(r['other']))} of {fmt(int(r['answers']))} ({r['variant']})"
                                   for _, r in mine.iterrows()) or na.NOT_RECORDED, "count")
-    out[f"{p}finding"] = (_finding(out, p), "count")
+    refutable = mine[mine["variant"] == "refutable"] if len(mine) else mine
+    out[f"{p}test_instead"] = ((f"{fmt(int(refutable.iloc[0]['a test instead of the function']))} of "
+                                f"{fmt(int(refutable.iloc[0]['answers']))}") if len(refutable) else na.NOT_RECORDED, "count")
+    out[f"{p}finding"] = (_finding(out, p, _held_back(study, model)), "count")
     return out
 
 
-def _finding(out: Mapping[str, tuple[Any, str]], p: str) -> str:
-    """The Key finding's sentence for one model, from its glued values."""
+def _held_back(study: NotesStudy, model: str) -> str:
+    """Whether a fall in stale edits with the refuting code came with a rise in unchanged answers (holding back).
+
+    A model can stop making the stale edit by answering something else (the
+    test it was shown, another function): only a rise in *unchanged* answers
+    is holding back, so the Key finding says which of the two the data show.
+    """
+    def row(frame: pd.DataFrame) -> Any:
+        hit = frame[(frame["model"] == model) & (frame["arm"] == "dependency_changed")] if len(frame) else frame
+        return hit.iloc[0] if len(hit) else None
+
+    stale, held = row(study.effects), row(study.held)
+    if stale is None or held is None or not stale["high"] < 0:
+        return ""
+    moved = _points(held["mean"], held["low"], held["high"])
+    if held["low"] > 0:
+        return f"; unchanged answers rose by {moved}: the model held back"
+    o = study.other
+    other = o[(o["model"] == model) & (o["variant"] == "refutable")] if len(o) else o
+    instead = (f"; {fmt(int(other.iloc[0]['other']))} of its {fmt(int(other.iloc[0]['answers']))} refutable answers were "
+               "neither edit nor the function unchanged") if len(other) else ""
+    return f"; unchanged answers changed by {moved}, so the fall is not shown to be holding back{instead}"
+
+
+def _finding(out: Mapping[str, tuple[Any, str]], p: str, held_back: str = "") -> str:
+    """The Key finding's sentence for one model, from its glued values and :func:`_held_back`."""
     label = out[f"{p}label"][0]
     if out[f"{p}tasks_unrefutable"][0] == na.NOT_RECORDED and out[f"{p}tasks_refutable"][0] == na.NOT_RECORDED:
         return f"{label}: {na.NOT_RECORDED}"
     return (f"{label}: shown as fresh, stale edit in {out[f'{p}fresh_unrefutable'][0]} without the refuting code and "
-            f"{out[f'{p}fresh_refutable'][0]} with it; paired difference {out[f'{p}refute'][0]}")
+            f"{out[f'{p}fresh_refutable'][0]} with it; paired difference {out[f'{p}refute'][0]}{held_back}")
 
 
 def _prediction_words(study: NotesStudy) -> dict[str, tuple[Any, str]]:
