@@ -36,7 +36,7 @@ def effects_figure(study: NotesStudy) -> Figure:
     Parameters
     ----------
     study : NotesStudy
-        :func:`read_study`.
+        :func:`~cvlib.presentation.chapters.model_notes_trials.read_study`.
 
     Returns
     -------
@@ -78,7 +78,7 @@ def outcomes_figure(study: NotesStudy) -> Figure:
     Parameters
     ----------
     study : NotesStudy
-        :func:`read_study`.
+        :func:`~cvlib.presentation.chapters.model_notes_trials.read_study`.
 
     Returns
     -------
