@@ -332,7 +332,7 @@ def record_notes_study(
     return recorded, len(jobs) - len(todo)
 
 
-#: A group to record: the task, its variant and repeat, its refutation and stated stale effect.
+#: One group to record, as the task, its variant and repeat, its refutation and its stated stale effect.
 _Group = tuple[NotesTask, str, int, "Refutation | None", "StaleEffect | None"]
 #: The model of a worker process.
 _WORKER: dict[str, LanguageModel] = {}
