@@ -544,26 +544,28 @@ def audit_agreement(audit: str | os.PathLike[str], outcomes: pd.DataFrame) -> pd
     Parameters
     ----------
     audit : str or os.PathLike
-        ``notes_audit.csv`` (``model`` by recording stem, ``task``, ``arm``, ``verdict``).
+        ``notes_audit.csv`` (``model`` by recording stem, ``task``, ``arm``, ``variant``, ``verdict``).
     outcomes : pandas.DataFrame
-        :func:`study_outcomes`, with the models named by recording stem (the audited answers are the
-        unrefutable greedy ones).
+        :func:`study_outcomes`, with the models named by recording stem (the audited answers are greedy ones,
+        repeat 0, of either variant).
 
     Returns
     -------
     pandas.DataFrame
-        ``model``, ``task``, ``arm``, ``audit``, ``reader`` (``–`` when the answer is not in ``outcomes``), ``agree``.
+        ``model``, ``task``, ``arm``, ``variant``, ``audit``, ``reader`` (``–`` when the answer is not in
+        ``outcomes``), ``agree``.
     """
     import pandas as pd
 
     hand = pd.read_csv(audit, dtype=str, keep_default_na=False)
+    hand = hand[hand["verdict"] != ""].reset_index(drop=True)  # a row drawn but not judged yet
     hand["audit"] = hand["verdict"].replace({"stale": "stale_edit"})
-    mine = outcomes[(outcomes["variant"] == "unrefutable") & (outcomes["repeat"] == 0)]
-    read = mine.set_index(["model", "task", "arm"])["outcome"]
-    keys = list(zip(hand["model"], hand["task"], hand["arm"]))
+    greedy = outcomes[outcomes["repeat"] == 0]
+    read = greedy.set_index(["model", "task", "arm", "variant"])["outcome"]
+    keys = list(zip(hand["model"], hand["task"], hand["arm"], hand["variant"]))
     hand["reader"] = [read.get(k, "–") for k in keys]
     hand["agree"] = hand["audit"] == hand["reader"]
-    return hand[["model", "task", "arm", "audit", "reader", "agree"]]
+    return hand[["model", "task", "arm", "variant", "audit", "reader", "agree"]]
 
 
 #: The pre-registered predictions (``preregistration.md`` part 2, section 2.6), by name, in words.

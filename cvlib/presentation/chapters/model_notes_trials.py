@@ -137,7 +137,10 @@ def study_sources(models: Sequence[str] = MODELS, folder: str = "data/model_tria
 
 
 def audit_sources(folder: str = "data/model_trials") -> dict[str, list[Path]]:
-    """The first recordings the hand audit judged (the two Qwen models' ``notes_trials`` files), by model.
+    """The committed recordings the hand audit judged, by model.
+
+    The unrefutable part judged the first recordings (the two Qwen models' ``notes_trials`` files), the
+    refutable part the study's greedy answers (``notes_study`` files, all three models).
 
     Parameters
     ----------
@@ -149,7 +152,9 @@ def audit_sources(folder: str = "data/model_trials") -> dict[str, list[Path]]:
     dict of str to list of Path
     """
     base = Path(folder) if Path(folder).is_absolute() else project_root() / folder
-    return {stem: [p] for stem in MODELS[1:] if (p := base / f"{FIRST}.{stem}.jsonl").is_file()}
+    found = {stem: [p for p in (base / f"{FIRST}.{stem}.jsonl", base / f"{STUDY}.{stem}.jsonl.gz") if p.is_file()]
+             for stem in MODELS}
+    return {stem: paths for stem, paths in found.items() if paths}
 
 
 def read_study(sources: Mapping[str, Sequence[Path]], tasks: Sequence[NotesTask], effects: Mapping[str, Any],
@@ -157,8 +162,9 @@ def read_study(sources: Mapping[str, Sequence[Path]], tasks: Sequence[NotesTask]
                audited: Mapping[str, Sequence[Path]] | None = None) -> NotesStudy:
     """The pre-registered analysis of every recording found (part 2, section 2.5), in one value.
 
-    The hand audit judged answers of the first recordings, so the reader is
-    compared with it on those (``audited``), whatever recordings the page reads.
+    The hand audit judged greedy answers of the committed recordings, so the
+    reader is compared with it on those (``audited``), whatever recordings the
+    page reads.
 
     Parameters
     ----------
@@ -438,11 +444,14 @@ def audit_table(study: NotesStudy) -> Any:
 
     a = study.audit
     order = [o for o in (*OUTCOME_NAMES, MISSING) if o in set(a["audit"]) | set(a["reader"])]
-    grid = pd.crosstab(a["audit"], a["reader"]).reindex(index=[o for o in order if o in set(a["audit"])],
-                                                        columns=order, fill_value=0)
-    frame = grid.reset_index().rename(columns={"audit": "hand audit"})
+    variants = [v for v in ("unrefutable", "refutable") if v in set(a["variant"])]
+    rows = [(v, o) for v in variants for o in order if ((a["variant"] == v) & (a["audit"] == o)).any()]
+    grid = pd.crosstab([a["variant"], a["audit"]], a["reader"]).reindex(index=pd.MultiIndex.from_tuples(rows),
+                                                                         columns=order, fill_value=0)
+    frame = grid.rename_axis(index=["variant", "hand audit"]).reset_index()
     frame["hand audit"] = frame["hand audit"].map(lambda o: OUTCOME_NAMES.get(o, o))
-    names = {"hand audit": "Hand audit ↓ / reader →", **{o: OUTCOME_NAMES.get(o, "not in the recordings") for o in order}}
+    names = {"variant": "Variant", "hand audit": "Hand audit ↓ / reader →",
+             **{o: OUTCOME_NAMES.get(o, "not in the recordings") for o in order}}
     return table(frame, names, collapse_after=None)
 
 
@@ -676,6 +685,9 @@ def chapter_values(study: NotesStudy, tasks: Sequence[NotesTask], refutable_task
         "MN_gate_withheld": (int(gate["withheld"]), "count"), "MN_gate_shown": (len(gate["shown"]), "count"),
         "MN_gate_wide": (int(gate["wide"]), "count"), "MN_gate_shown_ids": (", ".join(gate["shown"]) or MISSING, "count"),
         "MN_audit_total": (len(audit), "count"), "MN_audit_agree": (int(audit["agree"].sum()), "count"),
+        **{f"MN_audit_{v}_{k}": (n, "count") for v in ("unrefutable", "refutable")
+           for k, n in (("total", int((audit["variant"] == v).sum())),
+                        ("agree", int(audit[audit["variant"] == v]["agree"].sum())))},
         "MN_models_read": (len(study.models), "count"), "MN_main_label": (model_label(main), "count"),
     }
     for model in MODELS + tuple(m for m in study.models if m not in MODELS):
