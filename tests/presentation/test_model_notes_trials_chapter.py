@@ -78,3 +78,12 @@ def test_the_prompts_show_every_arm_in_both_variants() -> None:
     text = chapter.prompts_markdown(example, REFUTATIONS[example.id])
     assert text.count("````text") == 12 and text.count("[system]") == 12 and "{dropdown}" not in text
     assert text.count("A test from the project's checks") == 6
+
+
+def test_a_difference_of_one_point_is_singular() -> None:
+    from cvlib.presentation.chapters.model_notes_trials import _points
+
+    assert _points(-0.0101, -0.06, 0.04) == "−1 point (−6 to +4)"
+    assert _points(0.01, 0.0, 0.1).startswith("+1 point (")
+    assert _points(-0.11, -0.2, 0.0).startswith("−11 points (")
+    assert _points(0.0, 0.0, 0.0) == "0 points (0 to 0)"

@@ -233,7 +233,8 @@ def _points(mean: float, low: float, high: float) -> str:
         return MISSING
     def pp(x: float) -> str:
         return fmt(100 * x, "difference") if abs(100 * x) >= 0.5 else "0"
-    return f"{pp(mean)} points ({pp(low)} to {pp(high)})"
+    unit = "point" if pp(mean).lstrip("+−-") == "1" else "points"
+    return f"{pp(mean)} {unit} ({pp(low)} to {pp(high)})"
 
 
 def _reading(low: float, high: float, tasks: int) -> str:
