@@ -143,3 +143,29 @@ def test_report_of_control_tasks_only_grades_what_it_can(recording: Path) -> Non
     study = report.analyse({"smollm2-135m": [r for r in records if r.run == control]}, resamples=200)
     table = report.verdicts(study, ["smollm2-135m"])
     assert table[table["prediction"] == "P3a"]["verdict"].tolist() == [report.NOT_DECIDED]
+
+
+def test_the_random_reference_draws_its_own_seed_per_task_and_draw(recording: Path) -> None:
+    runs = analysis.study_runs(recording)
+    tasks = list(runs["task"].unique()[:6])
+    seeds = {analysis.random_seed(t, d) for t in tasks for d in range(3)}
+    assert len(seeds) == 18 and analysis.random_seed(tasks[0], 0) == analysis.random_seed(tasks[0], 0)
+    assert analysis.random_seed(tasks[0], 0, base=1) != analysis.random_seed(tasks[0], 0)
+    rates = {("m", "labelled"): {"EXECUTE": 2 / 3, "VERIFY": 0.0, "REPLAN": 1 / 3}}
+    refs = analysis.reference_runs(tasks, rates, draws=3)
+    random_rows = refs[refs["arm"] == "random_labelled"]
+    assert len(random_rows) == 3 * len(tasks) and sorted(random_rows["draw"].unique()) == [0, 1, 2]
+    # one seed shared by every task would give every task's draws the same answers, so the same runs on equal tasks
+    first = [_answer_stream(analysis.random_seed(t, 0), rates[("m", "labelled")]) for t in tasks]
+    assert len(set(first)) > 1
+    assert refs.equals(analysis.reference_runs(tasks, rates, draws=3))  # seeded
+
+
+def _answer_stream(seed: int, rates: dict[str, float]) -> tuple[str, ...]:
+    answers = analysis.RandomAnswers(rates, seed)
+    return tuple(answers.complete([], None) for _ in range(4))  # type: ignore[arg-type]
+
+
+def test_draws_below_one_are_refused_with_the_value() -> None:
+    with pytest.raises(Exception, match="draws"):
+        analysis.reference_runs([], None, draws=0)

@@ -13,6 +13,7 @@ policy answering at the model's own rates) run on the same tasks here.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import os
@@ -22,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from cvlib.core.errors import ParameterError
 from cvlib.core.executors import BASELINE, VALIDITY_AWARE, get_policy
+from cvlib.core.validation import require_int
 from cvlib.experiments.agent_study.design import EXPERIMENT, STUDY_SETTINGS
 from cvlib.experiments.agent_study.policy import ModelPolicy
 from cvlib.experiments.agent_study.study_prompts import OPTIONS, STUDY_ARMS, StudyPrompts
@@ -164,11 +166,37 @@ class RandomAnswers:
         return "VERIFY F1" if action == "VERIFY" else action
 
 
-#: The random reference's seed, the same for every task, as section 2 of ``preregistration.md`` says ("seed 0 per task").
+#: The random reference's base seed (section 2 of ``preregistration.md``, "seed 0 per task"). Each task and draw gets
+#: its own seed derived from it (:func:`random_seed`): one seed shared by every task gave every task the same
+#: draws, so the reference was one draw repeated, not a random policy (with the 1.5B model's rates every task
+#: began REPLAN, REPLAN).
 RANDOM_SEED = 0
+#: Draws of the random reference per task and arm, averaged within the task like a model's repeats.
+RANDOM_DRAWS = 20
 
 
-def reference_runs(tasks: Iterable[str], rates: Mapping[tuple[str, str], Mapping[str, float]] | None = None) -> pd.DataFrame:
+def random_seed(task: str, draw: int, base: int = RANDOM_SEED) -> int:
+    """The random reference's seed for one task and draw, from the base seed, the task's key and the draw.
+
+    Parameters
+    ----------
+    task : str
+        The task's canonical key (the ``task`` column of :func:`study_runs`).
+    draw : int
+        The draw, from 0.
+    base : int
+        The base seed.
+
+    Returns
+    -------
+    int
+    """
+    digest = hashlib.sha256(f"{base}\n{task}\n{draw}".encode()).digest()
+    return int.from_bytes(digest[:8], "big")
+
+
+def reference_runs(tasks: Iterable[str], rates: Mapping[tuple[str, str], Mapping[str, float]] | None = None,
+                   draws: int = RANDOM_DRAWS) -> pd.DataFrame:
     """The references on the study's tasks: always execute, the validity-aware executor and, per model and arm, random answers.
 
     Parameters
@@ -177,23 +205,30 @@ def reference_runs(tasks: Iterable[str], rates: Mapping[tuple[str, str], Mapping
         Canonical tasks (the ``task`` column of :func:`study_runs`).
     rates : Mapping, optional
         :func:`answer_rates`; without it, no random reference.
+    draws : int
+        Random runs per task, model and arm, each with its own seed (:func:`random_seed`); a paired
+        contrast averages them within the task.
 
     Returns
     -------
     pandas.DataFrame
         ``model`` (empty for the deterministic references), ``task``, ``arm`` (the reference's name, or
-        ``random_<arm>``), and the run's counters.
+        ``random_<arm>``), ``draw`` (0 for the deterministic ones), and the run's counters.
     """
     import pandas as pd
 
+    draws = require_int("draws", draws, minimum=1)
     rows = []
     for key in sorted(set(tasks)):
         task = AgentTask.from_dict(json.loads(key))
         for name in (BASELINE, VALIDITY_AWARE):
-            rows.append({"model": "", "task": key, "arm": name, **_counters(run_task(task, get_policy(name)))})
+            rows.append({"model": "", "task": key, "arm": name, "draw": 0, **_counters(run_task(task, get_policy(name)))})
         for (model, arm), shares in sorted((rates or {}).items()):
-            policy = ModelPolicy(RandomAnswers(shares, RANDOM_SEED), arm, STUDY_SETTINGS, prompts=StudyPrompts())
-            rows.append({"model": model, "task": key, "arm": f"random_{arm}", **_counters(run_task(task, policy))})
+            for draw in range(draws):
+                answers = RandomAnswers(shares, random_seed(key, draw))
+                policy = ModelPolicy(answers, arm, STUDY_SETTINGS, prompts=StudyPrompts())
+                rows.append({"model": model, "task": key, "arm": f"random_{arm}", "draw": draw,
+                             **_counters(run_task(task, policy))})
     return pd.DataFrame(rows)
 
 
@@ -408,8 +443,9 @@ def with_references(runs: pd.DataFrame, references: pd.DataFrame) -> pd.DataFram
 
     The deterministic references (model ``""``) are copied to every model
     with the tasks of its runs; the random reference's rows already name
-    their model. A reference has one run per task (repeat 0): a task's
-    paired difference averages the model's repeats against it.
+    their model. A deterministic reference has one run per task (repeat 0),
+    the random one a run per draw: a task's paired difference averages the
+    model's repeats against the mean of the reference's runs.
 
     Parameters
     ----------
@@ -431,7 +467,8 @@ def with_references(runs: pd.DataFrame, references: pd.DataFrame) -> pd.DataFram
     parts = [runs]
     for model in sorted(runs["model"].unique()):
         tasks = set(runs.loc[runs["model"] == model, "task"])
-        mine = references[references["task"].isin(tasks) & references["model"].isin(["", model])].copy()
+        mine = references[references["task"].isin(tasks) & references["model"].isin(["", model])]
+        mine = mine.drop(columns=["draw"], errors="ignore").copy()
         mine["model"] = model
         parts.append(mine)
     out = pd.concat(parts, ignore_index=True)

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from cvlib.core.executors import BASELINE, VALIDITY_AWARE
+from cvlib.experiments.agent_study.analysis import RANDOM_DRAWS
 from cvlib.experiments.agent_study.design import EXPERIMENT, reader_recording
 from cvlib.experiments.agent_study.report import NOT_RECORDED, PREDICTIONS, StudyAnalysis, analyse, verdicts
 from cvlib.experiments.agent_study.study_prompts import STUDY_ARMS
@@ -464,7 +465,8 @@ def chapter_values(study: StudyAnalysis, sources: Mapping[str, Path | None], mai
                                        "AL_plan_stale": (STALE_TASKS, "count"), "AL_plan_control": (CONTROL_TASKS, "count"),
                                        "AL_seed": (str(STUDY_SEED), "count"), "AL_temperature": (SAMPLED_TEMPERATURE, "tenths"),
                                        "AL_confidence_pct": (f"{round(100 * study.confidence)} %", "count"),
-                                       "AL_models_read": (len(study.models), "count")}
+                                       "AL_models_read": (len(study.models), "count"),
+                                       "AL_random_draws": (RANDOM_DRAWS, "count")}
     for model in MODELS + tuple(m for m in sources if m not in MODELS):
         out.update(_model_values(study, model, glue_key(model)))
     out.update({k.replace(f"AL_{glue_key(main)}_", "AL_main_"): v for k, v in _model_values(study, main, glue_key(main)).items()})
