@@ -41,6 +41,20 @@ def test_a_model_without_a_recording_is_not_recorded_yet(study, sources) -> None
     assert any("not recorded yet" in row for row in verdicts.rows)
 
 
+def test_the_limits_say_which_recordings_are_short_of_the_plan(study, sources, monkeypatch) -> None:
+    sentence = chapter.coverage_sentence(study, sources)
+    assert "SmolLM2-135M repeat 0 has 14 of 200 tasks" in sentence
+    assert "SmolLM2-135M repeat 2 has 0 of 200 tasks" in sentence
+    assert "Qwen2.5-Coder-1.5B repeat 0 has 0 of 200 tasks" in sentence
+    monkeypatch.setattr(design, "STALE_TASKS", 10)
+    monkeypatch.setattr(design, "CONTROL_TASKS", 4)
+    monkeypatch.setattr(design, "PLANNED_REPEATS", {"smollm2-135m": (0, 1)})
+    whole = {"smollm2-135m": sources["smollm2-135m"]}
+    assert chapter.coverage_sentence(study, whole) == "every recording of the plan is whole, all 14 tasks in each: SmolLM2-135M repeats 0, 1"
+    own = chapter.coverage_sentence(chapter.read_study({"my-model": None}), {"my-model": None})
+    assert own == "this page reads a new recording (my-model: 0 tasks in the greedy repeat), not the plan's"
+
+
 def test_every_table_renders(study) -> None:
     for kind, metrics in (("primary", ["pre_failure_work"]), ("reference", ["pre_failure_work", "completed"]),
                           ("control", ["verifications", "steps_used"]), ("probe", ["correct"])):

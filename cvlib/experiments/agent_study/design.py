@@ -57,6 +57,7 @@ from cvlib.scenarios.named import scenario_names, setup_scenario
 __all__ = [
     "CONTROL_TASKS",
     "EXPERIMENT",
+    "PLANNED_REPEATS",
     "SAMPLED_TEMPERATURE",
     "STALE_TASKS",
     "STUDY_SEED",
@@ -79,6 +80,9 @@ STUDY_SEED = 20261203
 STALE_TASKS, CONTROL_TASKS = 160, 40
 #: The sampled repeats' temperature.
 SAMPLED_TEMPERATURE = 0.7
+#: The repeats each model of the plan is recorded in (pre-registration, section 5); a model outside the plan, greedy only.
+PLANNED_REPEATS: dict[str, tuple[int, ...]] = {"smollm2-135m": (0, 1, 2), "qwen2.5-coder-0.5b": (0, 1, 2),
+                                                "qwen2.5-coder-1.5b": (0,)}
 #: A decision's settings (one short line, limited by a grammar set per task, one thread, room for the longest run).
 STUDY_SETTINGS = GenerationSettings(max_tokens=8, temperature=0.0, seed=0, threads=1, context_size=4096, stop=("\n",))
 #: The probe's settings (greedy, a list of fact names).

@@ -40,6 +40,7 @@ __all__ = [
     "bias_table",
     "chapter_values",
     "conversations",
+    "coverage_sentence",
     "coverage_table",
     "effects_table",
     "forest_figure",
@@ -158,6 +159,47 @@ def coverage_table(study: StudyAnalysis, sources: Mapping[str, Path | None]) -> 
     frame = pd.DataFrame(rows, columns=["model", "repeat", "stale", "control", "status"])
     return model_table(frame, {"model": "Model", "repeat": "Repeat", "stale": "Stale-fact tasks", "control": "Control tasks",
                                "status": "Status"})
+
+
+def coverage_sentence(study: StudyAnalysis, sources: Mapping[str, Path | None]) -> str:
+    """Whether every recording the plan names is complete, or which model and repeat still lacks tasks, in words.
+
+    The Limits section states it, so the page never calls a recording partial once
+    it is whole, nor whole while the background recorder is still at work.
+
+    Parameters
+    ----------
+    study : StudyAnalysis
+        :func:`read_study`.
+    sources : Mapping
+        :func:`study_sources`.
+
+    Returns
+    -------
+    str
+    """
+    from cvlib.experiments.agent_study.design import CONTROL_TASKS, PLANNED_REPEATS, STALE_TASKS
+
+    planned = STALE_TASKS + CONTROL_TASKS
+    whole: list[str] = []
+    short: list[str] = []
+    own: list[str] = []
+    for model in sources:
+        runs = study.runs[(study.runs["model"] == model) & study.runs["arm"].isin(STUDY_ARMS)] if model in study.models else None
+        counts = {r: 0 if runs is None else int(runs.loc[runs["repeat"] == r, "task"].nunique())
+                  for r in PLANNED_REPEATS.get(model, (0,))}
+        if model not in PLANNED_REPEATS:
+            own.append(f"{model_label(model)}: {fmt(counts[0])} tasks in the greedy repeat")
+            continue
+        short += [f"{model_label(model)} repeat {r} has {fmt(n)} of {fmt(planned)} tasks" for r, n in counts.items() if n < planned]
+        if all(n >= planned for n in counts.values()):
+            word = "repeat" if len(counts) == 1 else "repeats"
+            whole.append(f"{model_label(model)} {word} {', '.join(str(r) for r in counts)}")
+    if own:
+        return f"this page reads a new recording ({'; '.join(own)}), not the plan's"
+    if short:
+        return f"the recordings are not all whole: {'; '.join(short)}, so those effects rest on fewer tasks than the plan's"
+    return f"every recording of the plan is whole, all {fmt(planned)} tasks in each: {'; '.join(whole)}"
 
 
 def _effect_rows(study: StudyAnalysis, kind: str, metrics: Sequence[str]) -> pd.DataFrame:
@@ -472,6 +514,7 @@ def chapter_values(study: StudyAnalysis, sources: Mapping[str, Path | None], mai
     out.update({k.replace(f"AL_{glue_key(main)}_", "AL_main_"): v for k, v in _model_values(study, main, glue_key(main)).items()})
     out["AL_main_model"] = (model_label(main), "count")
     out["AL_tasks"] = out["AL_main_stale"]
+    out["AL_coverage"] = (coverage_sentence(study, sources), "count")
     out["AL_determinism"] = (determinism_sentence(load_determinism(project_root() / "data" / "model_trials" / "determinism.csv"),
                                                   "agent_"), "count")
     return out
