@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -46,13 +47,26 @@ def test_the_limits_say_which_recordings_are_short_of_the_plan(study, sources, m
     assert "SmolLM2-135M repeat 0 has 14 of 200 tasks" in sentence
     assert "SmolLM2-135M repeat 2 has 0 of 200 tasks" in sentence
     assert "Qwen2.5-Coder-1.5B repeat 0 has 0 of 200 tasks" in sentence
+    assert chapter.recording_state(study, sources).startswith("The recordings were still being made")
     monkeypatch.setattr(design, "STALE_TASKS", 10)
     monkeypatch.setattr(design, "CONTROL_TASKS", 4)
     monkeypatch.setattr(design, "PLANNED_REPEATS", {"smollm2-135m": (0, 1)})
     whole = {"smollm2-135m": sources["smollm2-135m"]}
     assert chapter.coverage_sentence(study, whole) == "every recording of the plan is whole, all 14 tasks in each: SmolLM2-135M repeats 0, 1"
+    assert chapter.recording_state(study, whole).startswith("Every group the plan names was recorded")
     own = chapter.coverage_sentence(chapter.read_study({"my-model": None}), {"my-model": None})
     assert own == "this page reads a new recording (my-model: 0 tasks in the greedy repeat), not the plan's"
+    assert "reader's own recording" in chapter.recording_state(chapter.read_study({"my-model": None}), {"my-model": None})
+
+
+def test_the_option_order_sentence_counts_answers_preferred_when_listed_first(study) -> None:
+    import pandas as pd
+
+    rows = pd.DataFrame({"model": ["smollm2-135m"] * 3, "answer": ["EXECUTE", "REPLAN", "VERIFY"],
+                         "first_share": [0.7, 0.1, 0.3], "later_share": [0.6, 0.2, 0.3]})
+    made = chapter.bias_sentence(replace(study, bias=rows))
+    assert made == "SmolLM2-135M: 1 of 3 answers chosen more often when listed first than later (EXECUTE)"
+    assert chapter.bias_sentence(replace(study, bias=rows.iloc[:0])).startswith("no sampled repeat")
 
 
 def test_every_table_renders(study) -> None:

@@ -40,8 +40,10 @@ __all__ = [
     "bias_table",
     "chapter_values",
     "conversations",
+    "bias_sentence",
     "coverage_sentence",
     "coverage_table",
+    "recording_state",
     "effects_table",
     "forest_figure",
     "levels_table",
@@ -161,23 +163,8 @@ def coverage_table(study: StudyAnalysis, sources: Mapping[str, Path | None]) -> 
                                "status": "Status"})
 
 
-def coverage_sentence(study: StudyAnalysis, sources: Mapping[str, Path | None]) -> str:
-    """Whether every recording the plan names is complete, or which model and repeat still lacks tasks, in words.
-
-    The Limits section states it, so the page never calls a recording partial once
-    it is whole, nor whole while the background recorder is still at work.
-
-    Parameters
-    ----------
-    study : StudyAnalysis
-        :func:`read_study`.
-    sources : Mapping
-        :func:`study_sources`.
-
-    Returns
-    -------
-    str
-    """
+def _coverage(study: StudyAnalysis, sources: Mapping[str, Path | None]) -> tuple[list[str], list[str], list[str]]:
+    """The plan's models whose every planned repeat is whole, the repeats short of the plan, and a reader's own models, in words."""
     from cvlib.experiments.agent_study.design import CONTROL_TASKS, PLANNED_REPEATS, STALE_TASKS
 
     planned = STALE_TASKS + CONTROL_TASKS
@@ -195,11 +182,62 @@ def coverage_sentence(study: StudyAnalysis, sources: Mapping[str, Path | None]) 
         if all(n >= planned for n in counts.values()):
             word = "repeat" if len(counts) == 1 else "repeats"
             whole.append(f"{model_label(model)} {word} {', '.join(str(r) for r in counts)}")
+    return whole, short, own
+
+
+def coverage_sentence(study: StudyAnalysis, sources: Mapping[str, Path | None]) -> str:
+    """Whether every recording the plan names is complete, or which model and repeat still lacks tasks, in words.
+
+    The Limits section states it, so the page never calls a recording partial once
+    it is whole, nor whole while the background recorder is still at work.
+
+    Parameters
+    ----------
+    study : StudyAnalysis
+        :func:`read_study`.
+    sources : Mapping
+        :func:`study_sources`.
+
+    Returns
+    -------
+    str
+    """
+    from cvlib.experiments.agent_study.design import CONTROL_TASKS, STALE_TASKS
+
+    whole, short, own = _coverage(study, sources)
     if own:
         return f"this page reads a new recording ({'; '.join(own)}), not the plan's"
     if short:
-        return f"the recordings are not all whole: {'; '.join(short)}, so those effects rest on fewer tasks than the plan's"
-    return f"every recording of the plan is whole, all {fmt(planned)} tasks in each: {'; '.join(whole)}"
+        return (f"the recordings are not all whole: {'; '.join(short)}; the plan records every model's greedy repeat "
+                "before the sampled ones, so those effects rest on fewer tasks than the plan's")
+    return f"every recording of the plan is whole, all {fmt(STALE_TASKS + CONTROL_TASKS)} tasks in each: {'; '.join(whole)}"
+
+
+def recording_state(study: StudyAnalysis, sources: Mapping[str, Path | None]) -> str:
+    """How the page's recordings stand against the pre-registered stopping rule, as the opening of "What was recorded".
+
+    Parameters
+    ----------
+    study : StudyAnalysis
+        :func:`read_study`.
+    sources : Mapping
+        :func:`study_sources`.
+
+    Returns
+    -------
+    str
+    """
+    _, short, own = _coverage(study, sources)
+    if own:
+        return ("This page reads a reader's own recording of the first tasks of the study's seeded order, not the plan's; "
+                "the pre-registered stopping rule does not apply to it.")
+    if short:
+        return ("The recordings were still being made when this page was computed. The pre-registered stopping rule "
+                "covers that: every planned group is recorded, nothing is stopped or added on the basis of results, and "
+                "because the tasks are recorded in a seeded shuffled order, the groups recorded so far are a random "
+                "sample of the study's tasks.")
+    return ("Every group the plan names was recorded before this page was computed, as the pre-registered stopping rule "
+            "asks; nothing was stopped or added on the basis of results.")
 
 
 def _effect_rows(study: StudyAnalysis, kind: str, metrics: Sequence[str]) -> pd.DataFrame:
@@ -377,6 +415,30 @@ def bias_table(study: StudyAnalysis) -> Any:
                                "later_share": "Chosen, listed later"}, {"first_share": "percent_of", "later_share": "percent_of"})
 
 
+def bias_sentence(study: StudyAnalysis) -> str:
+    """Per model with sampled repeats, how many of the three answers were chosen more often when listed first, in words.
+
+    A description of the pooled counts of :func:`bias_table`, not a test.
+
+    Parameters
+    ----------
+    study : StudyAnalysis
+        :func:`read_study`.
+
+    Returns
+    -------
+    str
+    """
+    if study.bias.empty:
+        return "no sampled repeat is recorded yet, so nothing is measured"
+    parts = []
+    for model, rows in study.bias.groupby("model", sort=False):
+        higher = rows[rows["first_share"] > rows["later_share"]]["answer"].tolist()
+        parts.append(f"{model_label(model)}: {fmt(len(higher))} of {fmt(len(rows))} answers chosen more often when listed "
+                     f"first than later ({', '.join(higher) if higher else 'none'})")
+    return "; ".join(parts)
+
+
 def verdict_table(study: StudyAnalysis, planned: Sequence[str]) -> Any:
     """Every pre-registered prediction per model: what was predicted, the effect that decides it, the verdict.
 
@@ -515,6 +577,8 @@ def chapter_values(study: StudyAnalysis, sources: Mapping[str, Path | None], mai
     out["AL_main_model"] = (model_label(main), "count")
     out["AL_tasks"] = out["AL_main_stale"]
     out["AL_coverage"] = (coverage_sentence(study, sources), "count")
+    out["AL_recording_state"] = (recording_state(study, sources), "count")
+    out["AL_bias"] = (bias_sentence(study), "count")
     out["AL_determinism"] = (determinism_sentence(load_determinism(project_root() / "data" / "model_trials" / "determinism.csv"),
                                                   "agent_"), "count")
     return out
