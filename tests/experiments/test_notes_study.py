@@ -273,3 +273,17 @@ def test_a_recording_re_derives_from_its_lines(path, tasks):
 def test_prompts_are_shown_once_per_arm(tasks):
     text = nt.prompt_markdown(tasks[0])
     assert text.count("[system]") == len(nt.ARMS) and text.count(nt.VERIFY_RULE) == 1
+
+
+def test_a_model_s_string_escapes_are_read_without_a_warning() -> None:
+    import warnings
+
+    from cvlib.experiments.notes_study.classify import parse_answer_code
+
+    code = 'def f(s):\n    return s.split("\\d")\n'
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        tree = parse_answer_code(code)
+    assert tree.body[0].name == "f"
+    with pytest.raises(SyntaxError):
+        parse_answer_code("def f(:\n")

@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import ast
 import re
+import warnings
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from cvlib.experiments.notes_study.tasks import NotesTask
 
-__all__ = ["classify", "extract_code"]
+__all__ = ["classify", "extract_code", "parse_answer_code"]
 
 _FENCE = re.compile(r"```[^\n`]*\n(.*?)(?:```|\Z)", re.DOTALL)
 
@@ -38,12 +39,39 @@ def extract_code(response: str) -> str | None:
     return match.group(1) if match else None
 
 
+def parse_answer_code(code: str) -> ast.Module:
+    """``ast.parse`` of a model's code, silent about its string escapes.
+
+    A model's ``"\\d"`` makes Python warn (a ``DeprecationWarning``, later a
+    ``SyntaxWarning``) when the code is parsed; the code is only read, never run,
+    so the warning says nothing to the reader of a table and is left out.
+
+    Parameters
+    ----------
+    code : str
+        Python source, already dedented.
+
+    Returns
+    -------
+    ast.Module
+
+    Raises
+    ------
+    SyntaxError
+        When the code does not parse.
+    """
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", SyntaxWarning)
+        warnings.simplefilter("ignore", DeprecationWarning)
+        return ast.parse(code)
+
+
 def _function_dump(code: str, name: str) -> str | None:
     """The syntax tree of the first definition of ``name`` in ``code`` (docstrings kept), or None."""
     import textwrap
 
     try:
-        tree = ast.parse(textwrap.dedent(code))
+        tree = parse_answer_code(textwrap.dedent(code))
     except SyntaxError:
         return None
     for node in ast.walk(tree):

@@ -41,7 +41,7 @@ import tokenize
 from collections import Counter
 from dataclasses import dataclass
 
-from cvlib.experiments.notes_study.classify import extract_code
+from cvlib.experiments.notes_study.classify import extract_code, parse_answer_code
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -295,7 +295,7 @@ def _comments(source: str) -> tuple[tuple[str, str], ...]:
 def _parse(code: str, name: str) -> tuple[_Function | None, str]:
     """The function ``name`` in ``code`` (the only function, when renamed) and its new name if renamed; or None and why."""
     try:
-        tree = ast.parse(textwrap.dedent(code))
+        tree = parse_answer_code(textwrap.dedent(code))
     except SyntaxError as err:
         return None, f"the code does not parse ({err.msg}, line {err.lineno})"
     functions = [n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)]
