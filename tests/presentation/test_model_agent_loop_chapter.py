@@ -57,6 +57,9 @@ def test_the_limits_say_which_recordings_are_short_of_the_plan(study, sources, m
     own = chapter.coverage_sentence(chapter.read_study({"my-model": None}), {"my-model": None})
     assert own == "this page reads a new recording (my-model: 0 tasks in the greedy repeat), not the plan's"
     assert "reader's own recording" in chapter.recording_state(chapter.read_study({"my-model": None}), {"my-model": None})
+    reader = chapter.coverage_sentence(study, whole, reader=True)
+    assert reader == "this page reads a new recording (SmolLM2-135M: 14 tasks in the greedy repeat), not the plan's"
+    assert "reader's own recording" in chapter.recording_state(study, whole, reader=True)
 
 
 def test_the_option_order_sentence_counts_answers_preferred_when_listed_first(study) -> None:

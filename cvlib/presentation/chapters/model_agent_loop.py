@@ -163,7 +163,8 @@ def coverage_table(study: StudyAnalysis, sources: Mapping[str, Path | None]) -> 
                                "status": "Status"})
 
 
-def _coverage(study: StudyAnalysis, sources: Mapping[str, Path | None]) -> tuple[list[str], list[str], list[str]]:
+def _coverage(study: StudyAnalysis, sources: Mapping[str, Path | None],
+              reader: bool) -> tuple[list[str], list[str], list[str]]:
     """The plan's models whose every planned repeat is whole, the repeats short of the plan, and a reader's own models, in words."""
     from cvlib.experiments.agent_study.design import CONTROL_TASKS, PLANNED_REPEATS, STALE_TASKS
 
@@ -175,7 +176,7 @@ def _coverage(study: StudyAnalysis, sources: Mapping[str, Path | None]) -> tuple
         runs = study.runs[(study.runs["model"] == model) & study.runs["arm"].isin(STUDY_ARMS)] if model in study.models else None
         counts = {r: 0 if runs is None else int(runs.loc[runs["repeat"] == r, "task"].nunique())
                   for r in PLANNED_REPEATS.get(model, (0,))}
-        if model not in PLANNED_REPEATS:
+        if reader or model not in PLANNED_REPEATS:
             own.append(f"{model_label(model)}: {fmt(counts[0])} tasks in the greedy repeat")
             continue
         short += [f"{model_label(model)} repeat {r} has {fmt(n)} of {fmt(planned)} tasks" for r, n in counts.items() if n < planned]
@@ -185,7 +186,7 @@ def _coverage(study: StudyAnalysis, sources: Mapping[str, Path | None]) -> tuple
     return whole, short, own
 
 
-def coverage_sentence(study: StudyAnalysis, sources: Mapping[str, Path | None]) -> str:
+def coverage_sentence(study: StudyAnalysis, sources: Mapping[str, Path | None], reader: bool = False) -> str:
     """Whether every recording the plan names is complete, or which model and repeat still lacks tasks, in words.
 
     The Limits section states it, so the page never calls a recording partial once
@@ -197,6 +198,8 @@ def coverage_sentence(study: StudyAnalysis, sources: Mapping[str, Path | None]) 
         :func:`read_study`.
     sources : Mapping
         :func:`study_sources`.
+    reader : bool
+        The sources are a reader's own recording (the page's ``model`` parameter), never the plan's, whatever the model.
 
     Returns
     -------
@@ -204,7 +207,7 @@ def coverage_sentence(study: StudyAnalysis, sources: Mapping[str, Path | None]) 
     """
     from cvlib.experiments.agent_study.design import CONTROL_TASKS, STALE_TASKS
 
-    whole, short, own = _coverage(study, sources)
+    whole, short, own = _coverage(study, sources, reader)
     if own:
         return f"this page reads a new recording ({'; '.join(own)}), not the plan's"
     if short:
@@ -213,7 +216,7 @@ def coverage_sentence(study: StudyAnalysis, sources: Mapping[str, Path | None]) 
     return f"every recording of the plan is whole, all {fmt(STALE_TASKS + CONTROL_TASKS)} tasks in each: {'; '.join(whole)}"
 
 
-def recording_state(study: StudyAnalysis, sources: Mapping[str, Path | None]) -> str:
+def recording_state(study: StudyAnalysis, sources: Mapping[str, Path | None], reader: bool = False) -> str:
     """How the page's recordings stand against the pre-registered stopping rule, as the opening of "What was recorded".
 
     Parameters
@@ -222,12 +225,14 @@ def recording_state(study: StudyAnalysis, sources: Mapping[str, Path | None]) ->
         :func:`read_study`.
     sources : Mapping
         :func:`study_sources`.
+    reader : bool
+        The sources are a reader's own recording (the page's ``model`` parameter), never the plan's, whatever the model.
 
     Returns
     -------
     str
     """
-    _, short, own = _coverage(study, sources)
+    _, short, own = _coverage(study, sources, reader)
     if own:
         return ("This page reads a reader's own recording of the first tasks of the study's seeded order, not the plan's; "
                 "the pre-registered stopping rule does not apply to it.")
@@ -546,7 +551,8 @@ def _conversation(record: CallRecord) -> str:
     return "\n\n".join(parts)
 
 
-def chapter_values(study: StudyAnalysis, sources: Mapping[str, Path | None], main: str) -> dict[str, tuple[Any, str]]:
+def chapter_values(study: StudyAnalysis, sources: Mapping[str, Path | None], main: str,
+                   reader: bool = False) -> dict[str, tuple[Any, str]]:
     """Every value the prose quotes, by glue key: counts per model, each primary effect as words, the main model's keys.
 
     Parameters
@@ -557,6 +563,8 @@ def chapter_values(study: StudyAnalysis, sources: Mapping[str, Path | None], mai
         :func:`study_sources`.
     main : str
         The model the front page quotes (``AL_tasks`` is its number of stale-fact tasks).
+    reader : bool
+        The sources are a reader's own recording (:func:`coverage_sentence`).
 
     Returns
     -------
@@ -576,8 +584,8 @@ def chapter_values(study: StudyAnalysis, sources: Mapping[str, Path | None], mai
     out.update({k.replace(f"AL_{glue_key(main)}_", "AL_main_"): v for k, v in _model_values(study, main, glue_key(main)).items()})
     out["AL_main_model"] = (model_label(main), "count")
     out["AL_tasks"] = out["AL_main_stale"]
-    out["AL_coverage"] = (coverage_sentence(study, sources), "count")
-    out["AL_recording_state"] = (recording_state(study, sources), "count")
+    out["AL_coverage"] = (coverage_sentence(study, sources, reader), "count")
+    out["AL_recording_state"] = (recording_state(study, sources, reader), "count")
     out["AL_bias"] = (bias_sentence(study), "count")
     out["AL_determinism"] = (determinism_sentence(load_determinism(project_root() / "data" / "model_trials" / "determinism.csv"),
                                                   "agent_"), "count")
