@@ -38,6 +38,8 @@ RECORDINGS = {
     "agent_study.qwen2.5-coder-1.5b.jsonl.gz": 200,
     "notes_study.qwen2.5-coder-0.5b.jsonl.gz": 50,
     "notes_study.qwen2.5-coder-1.5b.jsonl.gz": 50,
+    "agent_study.smollm2-135m.jsonl.gz": 200,
+    "notes_study.smollm2-135m.jsonl.gz": 50,
 }
 COLUMNS = ("recording", "threads", "sampled", "generated", "identical")
 FLIP_COLUMNS = ("recording", "threads", "call", "recorded", "regenerated")
