@@ -77,7 +77,10 @@ def load_determinism(path: str | os.PathLike[str]) -> list[DeterminismRow]:
 
 
 def determinism_sentence(rows: Sequence[DeterminismRow], prefix: str) -> str:
-    """What re-generating the recordings whose file names start with ``prefix`` found, as one sentence.
+    """What re-generating the recordings whose file names start with ``prefix`` found, summed per thread count.
+
+    The per-file counts belong in a table (the chapters show one); the
+    sentence gives the totals the prose can quote.
 
     Parameters
     ----------
@@ -89,11 +92,16 @@ def determinism_sentence(rows: Sequence[DeterminismRow], prefix: str) -> str:
     Returns
     -------
     str
-        One clause per recording and thread count; says so when none has been measured yet.
+        One clause per thread count; says so when none has been measured yet.
     """
     chosen = [r for r in rows if r.recording.startswith(prefix)]
     if not chosen:
         return "no recording of this study has been re-generated yet (data/model_trials/measure_determinism.py)"
-    parts = [f"{r.recording} at {r.threads} thread{'s' * (r.threads != 1)}: {r.identical:,} of {r.sampled:,} calls "
-             "byte-identical" for r in chosen]
+    parts = []
+    for threads in sorted({r.threads for r in chosen}):
+        at = [r for r in chosen if r.threads == threads]
+        files = len({r.recording for r in at})
+        parts.append(f"at {threads} thread{'s' * (threads != 1)}, {sum(r.identical for r in at):,} of "
+                     f"{sum(r.sampled for r in at):,} sampled calls of {files} recording{'s' * (files != 1)} came back "
+                     "byte-identical")
     return "; ".join(parts)

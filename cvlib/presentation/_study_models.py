@@ -17,10 +17,11 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
+    from cvlib.models.determinism import DeterminismRow
     from cvlib.presentation.formatting import Quantity
     from cvlib.presentation.tables import Table
 
-__all__ = ["MODELS", "MODEL_LABELS", "glue_key", "model_label", "model_table"]
+__all__ = ["MODELS", "MODEL_LABELS", "determinism_table", "glue_key", "model_label", "model_table"]
 
 #: The studies' models, smallest first, by recording stem.
 MODELS: tuple[str, ...] = ("smollm2-135m", "qwen2.5-coder-0.5b", "qwen2.5-coder-1.5b")
@@ -66,3 +67,36 @@ def model_table(frame: pd.DataFrame, columns: Mapping[str, str] | Sequence[str],
     from cvlib.presentation.tables import table
 
     return table(frame.assign(model=frame["model"].map(model_label)), columns, formats, **options)
+
+
+def determinism_table(rows: Sequence[DeterminismRow], prefix: str) -> Table:
+    """Per recording of one study, how many sampled calls came back byte-identical at each thread count.
+
+    Parameters
+    ----------
+    rows : sequence of DeterminismRow
+        From :func:`cvlib.models.determinism.load_determinism`.
+    prefix : str
+        The study's part of the file names (``"agent_"``, ``"notes_"``).
+
+    Returns
+    -------
+    cvlib.presentation.tables.Table
+        One row per recording in file order, a column per thread count; empty when nothing was measured.
+    """
+    import pandas as pd
+
+    from cvlib.presentation.tables import table
+
+    chosen = [r for r in rows if r.recording.startswith(prefix)]
+    recordings = list(dict.fromkeys(r.recording for r in chosen))
+    threads = sorted({r.threads for r in chosen})
+    frame = pd.DataFrame({
+        "recording": recordings,
+        **{f"t{n}": [next((f"{r.identical:,} of {r.sampled:,}" for r in chosen
+                           if r.recording == name and r.threads == n), "not measured") for name in recordings]
+           for n in threads},
+    })
+    names = {"recording": "Recording", **{f"t{n}": f"Byte-identical at {n} thread{'s' * (n != 1)}" for n in threads}}
+    return table(frame, names, collapse_after=None)
+

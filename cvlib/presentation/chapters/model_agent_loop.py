@@ -43,6 +43,7 @@ __all__ = [
     "bias_sentence",
     "coverage_sentence",
     "coverage_table",
+    "determinism_table",
     "recording_state",
     "effects_table",
     "forest_figure",
@@ -653,3 +654,14 @@ def _effect_words(study: StudyAnalysis, model: str, kind: str, contrast: str, me
         return MISSING
     r = hit.iloc[0]
     return f"{_interval(r['mean'], r['low'], r['high'])}, {_reading(r['low'], r['high'])}"
+
+def determinism_table() -> Any:
+    """Per recording of the agent-loop study, its sampled calls that came back byte-identical at one and two threads.
+
+    Returns
+    -------
+    cvlib.presentation.tables.Table
+        Read from ``data/model_trials/determinism.csv`` (:func:`cvlib.models.determinism.load_determinism`).
+    """
+    return _study_models.determinism_table(load_determinism(project_root() / "data" / "model_trials" / "determinism.csv"),
+                                           "agent_")

@@ -47,6 +47,7 @@ __all__ = [
     "chapter_values",
     "contrasts_table",
     "coverage_table",
+    "determinism_table",
     "effects_figure",
     "effects_table",
     "gate_table",
@@ -698,3 +699,14 @@ def chapter_values(study: NotesStudy, tasks: Sequence[NotesTask], refutable_task
     out["MN_determinism"] = (determinism_sentence(load_determinism(project_root() / "data" / "model_trials" / "determinism.csv"),
                                                   "notes_"), "count")
     return out
+
+def determinism_table() -> Any:
+    """Per recording of the notes study, its sampled calls that came back byte-identical at one and two threads.
+
+    Returns
+    -------
+    cvlib.presentation.tables.Table
+        Read from ``data/model_trials/determinism.csv`` (:func:`cvlib.models.determinism.load_determinism`).
+    """
+    return _study_models.determinism_table(load_determinism(project_root() / "data" / "model_trials" / "determinism.csv"),
+                                           "notes_")
