@@ -421,6 +421,24 @@ class BeliefView:
         """
         return self._world.fact(fact_id).state
 
+    def horizon_of(self, fact_id: str) -> int | None:
+        """The last tick at which a fact counts as fresh (its ``valid_until``), or None when it has none.
+
+        A horizon is a timestamp rule the holder of a fact knows, not ground
+        truth: it is what makes a fact STALE, so a prompt that must carry the
+        raw evidence of every state (the agent study's transcript arm) shows it.
+
+        Parameters
+        ----------
+        fact_id : str
+            The fact.
+
+        Returns
+        -------
+        int or None
+        """
+        return self._world.fact(fact_id).valid_until
+
     def believed_states(self, fact_ids: Iterable[str]) -> dict[str, ValidityState]:
         """What is believed about each of ``fact_ids``.
 

@@ -67,11 +67,11 @@ class LlamaCppModel:
         self._sha256 = sha256 or file_sha256(self.path)
         self._identity = ModelIdentity(self.path.name, self._sha256, RUNTIME, runtime_version())
         self._server: Any = None
-        self._loaded_with: tuple[int, int, int] | None = None
-        #: Every runtime loaded so far, by (threads, context size, batch size). Switching settings keeps the
+        self._loaded_with: tuple[int, int, int, str] | None = None
+        #: Every runtime loaded so far, by (threads, context size, batch size, evaluation). Switching settings keeps the
         #: old one instead of freeing it: freeing a runtime in the middle of a run was seen to hang in its
         #: destructor (a thread it joins never ends), and the notes study alternates two context sizes.
-        self._servers: dict[tuple[int, int, int], Any] = {}
+        self._servers: dict[tuple[int, int, int, str], Any] = {}
         self._fresh = True
         #: The runtime's timings of the last call (prompt and generated tokens, milliseconds), for benchmarks.
         self.last_timings: dict[str, Any] = {}
@@ -89,7 +89,7 @@ class LlamaCppModel:
         settings : GenerationSettings
             The settings of the calls to come.
         """
-        wanted = (settings.threads, settings.context_size, settings.batch_size)
+        wanted = (settings.threads, settings.context_size, settings.batch_size, settings.evaluation)
         if self._loaded_with == wanted:
             return
         if wanted in self._servers:
@@ -100,7 +100,10 @@ class LlamaCppModel:
         params.model.path = str(self.path)
         params.n_ctx = settings.context_size
         params.n_batch = settings.batch_size
-        params.n_ubatch = min(settings.batch_size, 512)
+        # Pure evaluation computes every token as a batch of its own, so a token's keys and values are the same
+        # bytes whether they were computed in this prompt or reused from an earlier one (whose answer tokens were
+        # computed one at a time too): a reused prefix is then provably what a fresh evaluation would give.
+        params.n_ubatch = 1 if settings.evaluation == "pure" else min(settings.batch_size, 512)
         params.n_parallel = 1
         params.cpuparams.n_threads = settings.threads
         params.cpuparams_batch.n_threads = settings.threads

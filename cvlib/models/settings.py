@@ -24,6 +24,10 @@ Message = tuple[str, str]
 ROLES = ("system", "user", "assistant")
 
 
+#: How a runtime may evaluate a prompt (:attr:`GenerationSettings.evaluation`).
+EVALUATIONS = ("cached", "pure")
+
+
 @dataclass(frozen=True, slots=True)
 class GenerationSettings:
     """How to generate one answer.
@@ -49,6 +53,12 @@ class GenerationSettings:
     batch_size : int
         Tokens the runtime processes in one batch of a prompt. It changes how fast a prompt is read and,
         at a near-tie, can change a greedy answer (batches round differently), so it is recorded.
+    evaluation : str
+        ``cached`` (the default): the runtime reuses the computed prefix a prompt shares with the one before,
+        in whatever batches it was computed, so at a near-tie an answer can depend on what ran before it.
+        ``pure``: every token is computed alone (a batch of one), so a reused prefix holds exactly what a fresh
+        evaluation would compute and the answer depends on the prompt and settings alone; slower to read a
+        long new prompt. Written only when ``pure``.
     """
 
     max_tokens: int
@@ -59,8 +69,13 @@ class GenerationSettings:
     stop: tuple[str, ...] = field(default=())
     grammar: str | None = None
     batch_size: int = 2048
+    evaluation: str = "cached"
 
     def __post_init__(self) -> None:
+        if self.evaluation not in EVALUATIONS:
+            raise ParameterError(
+                f"generation setting evaluation must be one of {', '.join(EVALUATIONS)}, got {self.evaluation!r}"
+            )
         for name in ("max_tokens", "seed", "threads", "context_size", "batch_size"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int):
@@ -99,6 +114,8 @@ class GenerationSettings:
             del out["grammar"]
         if self.batch_size == 2048:
             del out["batch_size"]
+        if self.evaluation == "cached":
+            del out["evaluation"]
         return out
 
     @classmethod
@@ -114,7 +131,8 @@ class GenerationSettings:
         -------
         GenerationSettings
         """
-        known = {"max_tokens", "temperature", "seed", "threads", "context_size", "stop", "grammar", "batch_size"}
+        known = {"max_tokens", "temperature", "seed", "threads", "context_size", "stop", "grammar", "batch_size",
+                 "evaluation"}
         unknown = sorted(set(data) - known)
         if unknown or "max_tokens" not in data:
             raise ParameterError(

@@ -325,10 +325,11 @@ def test_unknown_fact_lookup_is_an_error():
 #: The view's whole public surface, reviewed for leaks. A new public name fails this test on
 #: purpose: check that it reveals nothing of ground truth, then add it here.
 REVIEWED_VIEW_API = {
-    "believed_states", "decide", "execute", "execute_run", "facts_in_state", "recover", "replan", "replans",
-    "resources_down", "rules", "state_of", "steps_used", "sync", "verify",
+    "believed_states", "decide", "execute", "execute_run", "facts_in_state", "horizon_of", "recover", "replan",
+    "replans", "resources_down", "rules", "state_of", "steps_used", "sync", "verify",
 }
 # execute_run is the bulk fast path: it stops on budget or on believed doubt only, never on ground truth.
+# horizon_of gives a fact's valid_until, the timestamp rule belief expires by: no event or break moves it.
 
 
 def test_belief_view_public_api_is_the_reviewed_one():

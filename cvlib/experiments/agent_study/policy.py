@@ -126,6 +126,8 @@ class ModelPolicy:
         self._run: RunState | None = None
         self._history: list[Message] = []
         self._known: dict[str, ValidityState] = {}
+        self._full = False
+        self._horizons: dict[str, int | None] = {}
         self._observed: dict[str, int] = {}
         self._notes: list[tuple[int, str]] = []
         self._plan: tuple[PlanLine, ...] = ()
@@ -171,8 +173,12 @@ class ModelPolicy:
         self._run = run
         self._plan = plan_lines(run)
         facts = sorted(run.plan.facts)
-        self._known = view.believed_states(facts)
+        # With the full evidence every fact starts as observed (ACTIVE), so a fact already replaced or in doubt at
+        # the first decision gets its note like any later change; the first edition noted only later changes.
+        self._full = bool(getattr(self.prompts, "full_evidence", False))
+        self._known = dict.fromkeys(facts, _ACTIVE) if self._full else view.believed_states(facts)
         self._observed = dict.fromkeys(facts, 0)
+        self._horizons = {f: view.horizon_of(f) for f in facts} if self._full else {}
         self._notes = [(0, f"observed {', '.join(facts)}.")]
         self._last = None
         self.decisions = []
@@ -195,6 +201,17 @@ class ModelPolicy:
                 if state is _ACTIVE:
                     self._observed[f] = tick
         self._known = states
+        if self._full:
+            self._note_horizons(view)
+
+    def _note_horizons(self, view: BeliefView) -> None:
+        """A note for every horizon that moved (a time-to-live renewed by a re-observation), with the full evidence."""
+        tick = view.steps_used
+        for f, shown in self._horizons.items():
+            now = view.horizon_of(f)
+            if now != shown:
+                self._notes.append((tick, f"{f} is fresh until t={now}." if now is not None else f"{f} has no horizon now."))
+                self._horizons[f] = now
 
     def knowledge(self, view: BeliefView, run: RunState, position: int) -> Knowledge:
         """The snapshot the next prompt is built from (belief, the plan, this executor's own record).
@@ -220,6 +237,7 @@ class ModelPolicy:
             states=dict(self._known),
             observed_at=dict(self._observed),
             new_notes=tuple(self._notes),
+            horizons=dict(self._horizons),
         )
 
     def messages(self, knowledge: Knowledge) -> tuple[Message, ...]:
@@ -315,6 +333,8 @@ class ModelPolicy:
             self._known[f] = state
         if not doubtful:
             self._notes.append((tick, f"verified {', '.join(sorted(closure))}: nothing in doubt."))
+        if self._full:
+            self._note_horizons(view)
         left = view.facts_in_state(closure, _NOT_ACTIVE)
         if left:
             return Replan(left), "verified, replanned"

@@ -23,7 +23,7 @@ prefix.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from cvlib.core.errors import ParameterError
 from cvlib.core.facts import ValidityState
@@ -79,6 +79,9 @@ class Knowledge:
         When the executor last observed (or verified) each fact.
     new_notes : tuple of (int, str)
         What the executor was told or did since its last answer, with times.
+    horizons : Mapping of str to int or None
+        Each fact's freshness horizon (the last tick it counts as fresh; None: none), for prompts that show the
+        raw evidence of every state (the study's second edition); empty for the first edition's prompts.
     """
 
     plan: tuple[PlanLine, ...]
@@ -88,6 +91,7 @@ class Knowledge:
     states: Mapping[str, ValidityState]
     observed_at: Mapping[str, int]
     new_notes: tuple[tuple[int, str], ...]
+    horizons: Mapping[str, int | None] = field(default_factory=dict)
 
 
 def _check_arm(arm: str) -> str:

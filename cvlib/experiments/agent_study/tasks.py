@@ -18,15 +18,20 @@ from dataclasses import dataclass
 from typing import Any
 
 from cvlib.core.errors import ParameterError
+from cvlib.core.events import EventKind, SilentChange
 from cvlib.core.executors import BASELINE, VALIDITY_AWARE, ExecutorResult, Policy, get_policy, run_policy
+from cvlib.core.rules import ExecutionRules, VerificationModel
 from cvlib.core.validation import require_int
+from cvlib.core.values import replace
 from cvlib.experiments.windows import published_budgets
 from cvlib.scenarios.named import scenario_names, setup_scenario
-from cvlib.scenarios.random_plans import random_setup
+from cvlib.scenarios.random_plans import plan_seed, random_events, random_setup
 from cvlib.scenarios.setup import ScenarioSetup
 
 __all__ = [
     "FAMILIES",
+    "FLOORLESS_FAMILIES",
+    "NOISY_VERIFICATION",
     "RANDOM_MAX_STEPS",
     "VARIANTS",
     "AgentTask",
@@ -37,8 +42,17 @@ __all__ = [
     "task_setup",
 ]
 
-#: Kinds of task (the article's scenario as published, a variant of it, a point of the value-change budget sweep, a random plan).
-FAMILIES = ("named", "variant", "budget", "random")
+#: Kinds of task (the article's scenario as published, a variant of it, a point of the value-change budget sweep, a random
+#: plan), then the second edition's random plans on which the validity-aware executor is not the floor
+#: (:data:`FLOORLESS_FAMILIES`).
+FAMILIES = ("named", "variant", "budget", "random", "hidden", "false_alarm", "noisy")
+#: Random plans changed so that checking states first is not optimal: ``hidden``, every replacement happens
+#: silently (only an action's failure or a re-observation finds it); ``false_alarm``, doubts are added that prove
+#: false (a check costs a step and finds nothing); ``noisy``, verification misses a real change 30 % of the time
+#: and raises a false alarm 20 % of the time (X2's noisy verification, seeded by the plan's index).
+FLOORLESS_FAMILIES = ("hidden", "false_alarm", "noisy")
+#: The noisy family's verification: miss rate, false-alarm rate.
+NOISY_VERIFICATION = (0.3, 0.2)
 #: Random plans are small, about this many steps at most, because a model decides every step.
 RANDOM_MAX_STEPS = 8
 
@@ -129,6 +143,8 @@ class AgentTask:
         params = dict(self.params)
         if self.family == "random":
             return f"random {params.get('index')}"
+        if self.family in FLOORLESS_FAMILIES:
+            return f"{self.family} {params.get('index')}"
         if self.family == "named":
             return self.scenario
         return self.scenario + " " + " ".join(f"{k}={v}" for k, v in self.params)
@@ -182,7 +198,26 @@ def task_setup(task: AgentTask) -> ScenarioSetup:
     params = dict(task.params)
     if task.family == "random":
         return random_setup(params["seed"], params["index"], max_steps=params.get("max_steps", RANDOM_MAX_STEPS))
+    if task.family in FLOORLESS_FAMILIES:
+        return _floorless_setup(task.family, params["seed"], params["index"], params.get("max_steps", RANDOM_MAX_STEPS))
     return setup_scenario(task.scenario, **params)
+
+
+def _floorless_setup(family: str, seed: int, index: int, max_steps: int) -> ScenarioSetup:
+    """A random plan changed as :data:`FLOORLESS_FAMILIES` says (the same plan, facts and horizons)."""
+    setup = random_setup(seed, index, max_steps=max_steps)
+    if family == "hidden":
+        silent = tuple(SilentChange(e.tick, e.fact_id) for e in setup.events if e.kind is EventKind.REPLACE)
+        kept = tuple(e for e in setup.events if e.kind is not EventKind.REPLACE)
+        return replace(setup, events=kept, silent_changes=setup.silent_changes + silent)
+    if family == "false_alarm":
+        facts = sorted(setup.plan.facts)
+        alarms = random_events(facts, plan_seed(seed, index) + 1, horizon=max(1, setup.budget // 2), break_prob=0.0,
+                               false_alarm_prob=0.6)
+        return replace(setup, events=setup.events + alarms)
+    miss, false_alarm = NOISY_VERIFICATION
+    noise = VerificationModel(miss_rate=miss, false_alarm_rate=false_alarm, seed=index)
+    return replace(setup, rules=ExecutionRules(verification=noise))
 
 
 def run_task(task: AgentTask, policy: Policy) -> ExecutorResult:
