@@ -15,8 +15,10 @@ re-generated the way it was recorded: its group of calls (the ``run`` field:
 what a worker made back to back after a reset, e.g. a task's arms) replayed
 from the group's first call, after a reset, in recorded order. A recording
 made before the ``run`` field groups an agent-loop arm's steps, or a notes
-task's arms. The report says how many calls were sampled and how many had to
-be generated to reach them.
+task's arms. A call recorded under ``pure`` evaluation depends on its prompt
+alone, so it is re-generated alone, after a reset: that is the check of its
+purity. The report says how many calls were sampled and how many had to be
+generated to reach them.
 """
 
 from __future__ import annotations
@@ -90,7 +92,8 @@ class VerifyReport:
         threads = "" if self.threads is None else f", {self.threads} thread{'s' * (self.threads != 1)}"
         out.append(
             f"{self.same} of {len(self.checked)} sampled calls of {self.total} byte-identical "
-            f"({self.generated} calls generated to reach them, each after its group's earlier calls), "
+            f"({self.generated} calls generated to reach them: a pure call alone after a reset, any other after its "
+            f"group's earlier calls), "
             f"runtime {self.runtime_installed}{note}{threads}"
         )
         return out
@@ -196,7 +199,7 @@ def verify_recording(
     whole_groups: bool = False,
     opener: Callable[[str], LanguageModel] = open_model,
 ) -> VerifyReport:
-    """Re-generate a seeded sample of the recorded calls with the recorded model and settings, each after its group's earlier calls.
+    """Re-generate a seeded sample of the recorded calls with the recorded settings (a pure call alone, any other after its group's earlier calls).
 
     Parameters
     ----------
@@ -235,13 +238,26 @@ def verify_recording(
         chosen = sorted(k for g in sample_groups([len(m) for m in members], sample, seed) for k in members[g])
     else:
         chosen = sample_indices(len(records), sample, seed)
+    # A pure call's answer depends on its prompt alone: it is re-generated alone, after a reset.
+    alone = [k for k in chosen if records[k].settings.evaluation == "pure"]
     wanted: dict[tuple[str, ...], int] = {}
     for k in chosen:  # each group replayed once, up to its last sampled call
+        if records[k].settings.evaluation == "pure":
+            continue
         key = group_key(records[k])
         wanted[key] = max(wanted.get(key, -1), groups[key].index(k))
     loaded: dict[str, LanguageModel] = {}
     answers: dict[int, str] = {}
     generated = 0
+    for k in alone:
+        record = records[k]
+        if record.identity.key not in loaded:
+            loaded[record.identity.key] = _recorded_model(record.identity, model, opener)
+        live = loaded[record.identity.key]
+        live.reset()
+        settings = record.settings if threads is None else replace(record.settings, threads=threads)
+        answers[k] = live.complete(record.prompt, settings)
+        generated += 1
     for key in sorted(wanted, key=lambda g: groups[g][0]):
         first = records[groups[key][0]]
         if first.identity.key not in loaded:

@@ -200,3 +200,32 @@ def test_the_recorder_takes_a_tasks_orders_together_and_resumes(tmp_path):
     assert recorded_cells(out) == {cell_name(t, o) for t in tasks for o in range(3)}
     runs = [r.run for r in read_recording(out)]
     assert runs.index(cell_name(tasks[0], 2)) < runs.index(cell_name(tasks[1], 0))
+
+
+class PromptHash(ScriptedModel):
+    """Answers from its prompt alone (a pure model), counting the calls it computes."""
+
+    identity = ModelIdentity("pure.gguf", "2" * 64, "scripted", "1")
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def complete(self, messages, settings) -> str:
+        self.calls += 1
+        if "Before you reply" in messages[-1][1]:
+            return "NONE"
+        return ("EXECUTE", "REPLAN")[hash(json.dumps(messages)) % 2]
+
+
+def test_verify_regenerates_a_pure_call_alone(tmp_path):
+    from cvlib.models.verify import verify_recording
+
+    out = tmp_path / "agent_study_2.pure.jsonl.gz"
+    model = PromptHash()
+    with opened_as(edition2, model):
+        record_edition2("pure", out, TASKS[:1], orders=(0,), progress=False)
+    total = len(read_recording(out))
+    checker = PromptHash()
+    report = verify_recording(out, sample=3, model="pure", opener=lambda spec: checker)
+    assert report.identical and report.same == 3
+    assert report.generated == 3 == checker.calls < total
