@@ -84,7 +84,7 @@ def _aware_cost(task: Mapping[str, Any], cache: dict[str, int]) -> int:
 def _discrimination(row: Mapping[str, Any]) -> float:
     if not row["blocked"] or not row["unblocked"]:
         return math.nan
-    return row["execute_unblocked"] / row["unblocked"] - row["execute_blocked"] / row["blocked"]
+    return float(row["execute_unblocked"] / row["unblocked"] - row["execute_blocked"] / row["blocked"])
 
 
 def edition2_runs(recording: str | os.PathLike[str] | Iterable[CallRecord]) -> pd.DataFrame:
@@ -297,12 +297,12 @@ def reference_runs(tasks: Iterable[AgentTask], *, arm: str = "transcript",
             rows.append({"task": key, "reference": name, "cost": task_cost(result),
                          "pre_failure_work": result.pre_failure_work, "completed": float(result.completed)})
         for rule in OPTIONS:
-            policy = ModelPolicy(_Scripted(rule, facts), arm, settings, prompts=EvidencePrompts())  # type: ignore[arg-type]
+            policy = ModelPolicy(_Scripted(rule, facts), arm, settings, prompts=EvidencePrompts())
             result = run_task(task, policy)
             rows.append({"task": key, "reference": f"always_{rule.lower()}", "cost": task_cost(result),
                          "pre_failure_work": result.pre_failure_work, "completed": float(result.completed)})
         if rates is not None:
-            results = [run_task(task, ModelPolicy(_Scripted("", facts, rates, seed=random_seed(key, d)), arm,  # type: ignore[arg-type]
+            results = [run_task(task, ModelPolicy(_Scripted("", facts, rates, seed=random_seed(key, d)), arm,
                                                   settings, prompts=EvidencePrompts())) for d in range(draws)]
             rows.append({"task": key, "reference": "random",
                          "cost": sum(task_cost(r) for r in results) / draws,
