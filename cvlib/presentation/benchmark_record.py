@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Any
 
 from cvlib.core.errors import ParameterError
 from cvlib.presentation.figures import ACCENTS, PALETTE
-from cvlib.presentation.formatting import fmt
+from cvlib.presentation.formatting import fmt, listing, plural, span
 from cvlib.repository import data_path
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -41,6 +41,7 @@ CASE_NAMES: dict[str, str] = {
     "chain": "chain (scenario D1)",
     "isolated_branches": "isolated branches (scenario D3)",
     "grid": "the 96-configuration grid (D2)",
+    "single_runs": "the grid's plans as 96 single runs (D2)",
     "random_family": "random family (both executors and the law)",
 }
 
@@ -221,8 +222,11 @@ def speed_table(record: Mapping[str, Any]) -> pd.DataFrame:
     """Each timed case: cvlib's CPU time, the reference loop's, their ratio, and the original's beside them.
 
     The original's time is the one measured in the same run when the record
-    has it (``--original``), else the quoted figure, labelled; a row measured
-    on a busy machine shows :data:`BUSY_TEXT` instead of figures.
+    has it (``--original``), else the quoted figure; when every row's original
+    was had the same way the column's name says how, else each figure does. A
+    row measured on a busy machine shows :data:`BUSY_TEXT` instead of figures.
+    Narrow enough for the text column: the steps go with the size when they
+    differ from it, and each row's load average is in :func:`case_loads`.
 
     Parameters
     ----------
@@ -235,28 +239,47 @@ def speed_table(record: Mapping[str, Any]) -> pd.DataFrame:
     """
     import pandas as pd
 
+    hows = {original_seconds(r)[1] for r in record["cases"]} - {""}
+    common = hows.pop() if len(hows) == 1 else None
+    original_name = f"original, {common} (ms)" if common else "original (ms)"
     rows = []
     for r in record["cases"]:
+        size = f"{r['size']:,} {r['unit']}"
         row: dict[str, Any] = {
-            "case": CASE_NAMES.get(r["case"], r["case"]),
-            "size": f"{r['size']:,} {r['unit']}",
-            "steps": f"{r['steps']:,}",
-            "load before, after": _row_loads(r),
+            "case": CASE_NAMES.get(r["case"], r["case"].replace("_", " ")),
+            "size": size if r["unit"] == "steps" else f"{size}, {r['steps']:,} steps",
         }
         if is_busy(record, r):
-            row.update({"cvlib, CPU (ms)": BUSY_TEXT, "reference loop, CPU (ms)": "", "reference ÷ cvlib": "",
-                        "original, CPU (ms)": "", "original ÷ cvlib": ""})
+            row.update({"cvlib (ms)": BUSY_TEXT, "reference loop (ms)": "", "reference ÷ cvlib": "",
+                        original_name: "", "original ÷ cvlib": ""})
         else:
             original, how = original_seconds(r)
+            written = "" if original is None else fmt(1000 * original, "milliseconds")
             row.update({
-                "cvlib, CPU (ms)": fmt(1000 * r["fast"]["cpu_median_s"], "milliseconds"),
-                "reference loop, CPU (ms)": fmt(1000 * r["reference"]["cpu_median_s"], "milliseconds"),
+                "cvlib (ms)": fmt(1000 * r["fast"]["cpu_median_s"], "milliseconds"),
+                "reference loop (ms)": fmt(1000 * r["reference"]["cpu_median_s"], "milliseconds"),
                 "reference ÷ cvlib": fmt(r["ratio"], "ratio"),
-                "original, CPU (ms)": "" if original is None else f"{fmt(1000 * original, 'milliseconds')} ({how})",
+                original_name: written if common or not written else f"{written} ({how})",
                 "original ÷ cvlib": "" if original is None else fmt(original / r["fast"]["cpu_median_s"], "ratio"),
             })
         rows.append(row)
     return pd.DataFrame(rows).set_index("case")
+
+
+def case_loads(record: Mapping[str, Any]) -> tuple[float, float] | None:
+    """The lowest and highest 1-minute load average before or after any timed case (None: none recorded).
+
+    Parameters
+    ----------
+    record : dict
+        A benchmark record.
+
+    Returns
+    -------
+    tuple of float, or None
+    """
+    loads = [x[0] for r in record["cases"] for x in (r.get("load_before"), r.get("load_after")) if x]
+    return (min(loads), max(loads)) if loads else None
 
 
 def original_seconds(row: Mapping[str, Any]) -> tuple[float | None, str]:
@@ -277,13 +300,6 @@ def original_seconds(row: Mapping[str, Any]) -> tuple[float | None, str]:
     if row.get("quoted_original_s") is not None:
         return row["quoted_original_s"], "quoted"
     return None, ""
-
-
-def _row_loads(row: Mapping[str, Any]) -> str:
-    before, after = row.get("load_before"), row.get("load_after")
-    if not before or not after:
-        return "not recorded"
-    return f"{before[0]:.1f}, {after[0]:.1f}"
 
 
 def _quoted_ms(seconds: float | None) -> str:
@@ -498,11 +514,40 @@ def scaling_figure(record: Mapping[str, Any]) -> Figure:
 
 
 def _arms(values: Mapping[str, float]) -> str:
-    return ", ".join(f"{arm} {fmt(v, 'seconds')} s" for arm, v in values.items())
+    return ", ".join(f"{arm.replace('_', ' ')} {fmt(v, 'seconds')}" for arm, v in values.items())
+
+
+def _first_edition(values: Mapping[str, float]) -> list[float]:
+    """The first edition's seconds per call (greedy, sampled), without the second edition's pure and cached cell."""
+    return [v for kind, v in values.items() if not kind.startswith("edition2_")]
+
+
+def model_name(row: Mapping[str, Any]) -> str:
+    """How the pages name the model of a record's row: ``SmolLM2-135M`` for a bundled model's file, else the file's stem.
+
+    Parameters
+    ----------
+    row : dict
+        A model row (or the layout) of a benchmark record; its ``model`` is a GGUF file name or a recording stem.
+
+    Returns
+    -------
+    str
+    """
+    from cvlib.models.bundled import BUNDLED
+    from cvlib.models.naming import recording_stem
+    from cvlib.presentation._study_models import model_label
+
+    by_file = {m.file_name: name for name, m in BUNDLED.items()}
+    return model_label(by_file.get(row["model"], recording_stem(row["model"])))
+
+
+def _threads(count: int) -> str:
+    return {1: "one thread", 2: "two threads"}.get(count, plural(count, "thread"))
 
 
 def model_table(record: Mapping[str, Any]) -> pd.DataFrame | None:
-    """A local language model on the record's machine, one row per thread count; None when the record has none.
+    """A local language model on the record's machine, one row per model and thread count; None when the record has none.
 
     Parameters
     ----------
@@ -523,17 +568,22 @@ def model_table(record: Mapping[str, Any]) -> pd.DataFrame | None:
             "peak RSS (MiB)": fmt(row["peak_rss_mib"], "count"),
             "prompt (tokens/s)": fmt(row["prompt_tokens_per_s"], "count"),
             "generation (tokens/s)": fmt(row["generation_tokens_per_s"], "tenths"),
-            "seconds per agent-study call": _arms(row["seconds_per_decision"]),
-            "seconds per edit trial": _arms(row.get("seconds_per_edit_trial", {})),
+            "agent-study call (s)": _arms(row["seconds_per_decision"]),
+            "notes edit trial (s)": _arms(row.get("seconds_per_edit_trial", {})),
         }
         if busy:
             shown = {key: (BUSY_TEXT if i == 0 else "") for i, key in enumerate(shown)}
-        rows.append({"model, threads": f"{row['model']}, {row['threads']}", **shown})
+        rows.append({"model, threads": f"{model_name(row)}, {row['threads']}", **shown})
     return pd.DataFrame(rows).set_index("model, threads") if rows else None
 
 
 def model_summary(record: Mapping[str, Any]) -> str:
-    """One sentence on the record's model rows, or why it has none (so the chapter's paragraph always reads).
+    """A few short sentences on the record's model rows, or one on why it has none (so the paragraph always reads).
+
+    Per thread count: each model's seconds per agent-study call and per
+    notes edit trial (one figure when the arms took the same time, else
+    their range); then what a second thread gave; then what recording a
+    task's arms together saves (``benchmarks.model_layout``).
 
     Parameters
     ----------
@@ -543,27 +593,48 @@ def model_summary(record: Mapping[str, Any]) -> str:
     Returns
     -------
     str
+        Whole sentences, each ending with a full stop.
     """
     part = record.get("models")
     if not part:
-        return "This record has no model rows (it was written before the suite measured a model)"
+        return "This record has no model rows: it was written before the suite measured a model."
     if "skipped" in part:
-        return f"This record has no model rows: the model packages were not installed ({part['skipped']})"
-    by_model: dict[str, list[str]] = {}
+        return f"This record has no model rows: the model packages were not installed ({part['skipped']})."
+    by_threads: dict[int, dict[str, Mapping[str, Any] | None]] = {}
     for row in part["rows"]:
-        said = by_model.setdefault(row["model"], [])
-        if is_busy(record, row):
-            said.append(f"with {row['threads']} thread(s) it was {BUSY_TEXT}")
-            continue
-        decisions = row["seconds_per_decision"].values()
-        edits = row.get("seconds_per_edit_trial", {}).values()
-        said.append(
-            f"with {row['threads']} thread(s) it loaded in {fmt(row['load_s'], 'seconds')} s, generated "
-            f"{fmt(row['generation_tokens_per_s'], 'tenths')} tokens/s, took {fmt(min(decisions), 'seconds')}–"
-            f"{fmt(max(decisions), 'seconds')} s per agent-study call"
-            + (f" and {fmt(min(edits), 'seconds')}–{fmt(max(edits), 'seconds')} s per notes edit trial" if edits else "")
-        )
-    return ". ".join(f"{model}: " + "; ".join(said) for model, said in by_model.items()) + _layout_sentence(record)
+        by_threads.setdefault(int(row["threads"]), {})[model_name(row)] = None if is_busy(record, row) else row
+    sentences = []
+    for threads, rows in sorted(by_threads.items()):
+        calls = [(name, f"{span(_first_edition(r['seconds_per_decision']), 'seconds')} s" if r else BUSY_TEXT)
+                 for name, r in rows.items()]
+        sentences.append(f"On {_threads(threads)}, an agent-study call took "
+                         + listing([f"{said} with {name}" for name, said in calls], last=" and ") + ".")
+        pure = [(name, r["seconds_per_decision"]) for name, r in rows.items()
+                if r and "edition2_pure" in r["seconds_per_decision"]]
+        if pure:
+            sentences.append("Evaluated pure, as the second edition records it, a call took "
+                             + listing([f"{fmt(d['edition2_pure'], 'seconds')} s against "
+                                        f"{fmt(d['edition2_cached'], 'seconds')} s cached with {name}"
+                                        for name, d in pure], last=" and ") + ".")
+        edits = [f"{span(r['seconds_per_edit_trial'].values(), 'seconds')} s" if r else BUSY_TEXT
+                 for r in rows.values() if r is None or r.get("seconds_per_edit_trial")]
+        if edits:
+            sentences.append(f"A notes edit trial took {listing(edits, last=' and ')}, in the same order.")
+    gains = _second_thread(by_threads)
+    if gains:
+        sentences.append(f"A second thread made generation {listing(gains, last=' and ')} as fast.")
+    return " ".join(sentences) + _layout_sentence(record)
+
+
+def _second_thread(by_threads: Mapping[int, Mapping[str, Mapping[str, Any] | None]]) -> list[str]:
+    """Each model's generation rate on two threads over one, where both were measured."""
+    one, two = by_threads.get(1, {}), by_threads.get(2, {})
+    out = []
+    for name, row in one.items():
+        other = two.get(name)
+        if row and other:
+            out.append(f"{fmt(other['generation_tokens_per_s'] / row['generation_tokens_per_s'], 'ratio')} ({name})")
+    return out
 
 
 def _layout_sentence(record: Mapping[str, Any]) -> str:
@@ -572,11 +643,11 @@ def _layout_sentence(record: Mapping[str, Any]) -> str:
     if not layout:
         return ""
     if is_busy(record, layout):
-        return f". The recording layouts were {BUSY_TEXT}"
-    regen = layout["regenerated"]
-    return (f". Recording a task's four arms back to back after one reset, so that only the first reads the shared "
-            f"prompt, on {layout['chosen']['workers']} worker(s) of {layout['chosen']['threads']} thread(s), is "
-            f"{fmt(layout['layout_speedup'], 'ratio_fine')} as fast per task as one fresh run per arm "
-            f"({layout['model']}, {layout['tasks']} tasks), {fmt(layout['floor_ratio'], 'ratio_fine')} the runtime's "
-            f"own floor; {regen['identical']} of {regen['sampled']} of its calls re-generated byte-identical")
-
+        return f" The recording layouts were {BUSY_TEXT}."
+    regen, chosen = layout["regenerated"], layout["chosen"]
+    return (f" Recording a task's four arms back to back after one reset, so that only the first reads the shared "
+            f"prompt, is {fmt(layout['layout_speedup'], 'ratio_fine')} as fast per task as one fresh run per arm."
+            f" That is {fmt(layout['floor_ratio'], 'ratio_fine')} the runtime's own floor, measured with "
+            f"{model_name(layout)} on {plural(layout['tasks'], 'task')} with {plural(chosen['workers'], 'worker')} of "
+            f"{_threads(int(chosen['threads']))}; {fmt(regen['identical'])} of {fmt(regen['sampled'])} re-generated "
+            "calls came back byte-identical.")

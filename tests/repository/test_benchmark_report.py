@@ -249,10 +249,13 @@ def test_model_rows_join_the_readme_and_the_chapter_and_a_busy_one_gives_no_figu
     assert "| 1 | 1.25 s | 690 MiB | 150 | 21.5 |" in one and "gated 0.50 s" in one and "withheld 3.00 s" in one
     assert perf.BUSY_TEXT in two and "21.5" not in two
     table = perf.model_table(record)
-    assert list(table.index) == ["tiny.gguf, 1", "tiny.gguf, 2"]
-    assert table.loc["tiny.gguf, 2", "load (s)"] == perf.BUSY_TEXT
+    assert list(table.index) == ["tiny, 1", "tiny, 2"]  # a model outside the bundle keeps its file's stem
+    assert table.loc["tiny, 2", "load (s)"] == perf.BUSY_TEXT
     said = perf.glue_values(record)["perf_model_summary"]
-    assert "21.5 tokens/s" in said and "0.500–1.75 s per agent-study call" in said and perf.BUSY_TEXT in said
+    assert "On one thread, an agent-study call took 0.500–1.75 s with tiny." in said
+    assert "A notes edit trial took 3.00–11.0 s" in said
+    assert f"On two threads, an agent-study call took {perf.BUSY_TEXT} with tiny." in said
+    assert "thread(s)" not in said and "second thread" not in said  # the busy row gives no ratio
 
 
 def _layout(speedup: float, load: float) -> dict:
@@ -329,3 +332,13 @@ def test_a_model_row_is_busy_when_others_kept_cores_busy_during_it(record: dict)
     report.mark_busy(record)
     assert not quiet["busy"] and noisy["busy"]
 
+
+
+def test_the_second_editions_pure_cell_is_said_beside_its_cached_cost_and_kept_out_of_the_first(record: dict) -> None:
+    row = _model_row(1, 0.5)
+    row["seconds_per_decision"] = {"greedy": 0.75, "sampled": 0.8, "edition2_pure": 2.25, "edition2_cached": 0.7}
+    record["models"] = {"rows": [row]}
+    report.mark_busy(record)
+    said = perf.model_summary(record)
+    assert "On one thread, an agent-study call took 0.750–0.800 s with tiny." in said
+    assert "Evaluated pure, as the second edition records it, a call took 2.25 s against 0.700 s cached with tiny." in said

@@ -188,7 +188,7 @@ class _CellSettings:
     prompts: EvidencePrompts
 
 
-def cell_settings(task: StudyTask, order: int, threads: int = 1) -> _CellSettings:
+def cell_settings(task: StudyTask, order: int, threads: int = 1, *, evaluation: str = "pure") -> _CellSettings:
     """A cell's decision and probe settings (greedy, pure, the task's grammars) and its prompts (the order).
 
     Parameters
@@ -199,6 +199,8 @@ def cell_settings(task: StudyTask, order: int, threads: int = 1) -> _CellSetting
         0, 1 or 2: which of :data:`~.edition2_prompts.OPTION_ORDERS`.
     threads : int
         Threads of the runtime.
+    evaluation : str
+        ``pure`` (the design); ``cached`` only to measure what purity costs (``python -m benchmarks.models``).
 
     Returns
     -------
@@ -208,8 +210,8 @@ def cell_settings(task: StudyTask, order: int, threads: int = 1) -> _CellSetting
     if order >= len(OPTION_ORDERS):
         raise ParameterError(f"order must be 0, 1 or 2 (one of the three cyclic option orders), got {order}")
     facts = task_setup(task.task).plan.facts
-    decision = replace(STUDY_SETTINGS, grammar=decision_grammar(facts), threads=threads, evaluation="pure")
-    probe = replace(PROBE_SETTINGS, grammar=probe_grammar(facts), threads=threads, evaluation="pure")
+    decision = replace(STUDY_SETTINGS, grammar=decision_grammar(facts), threads=threads, evaluation=evaluation)
+    probe = replace(PROBE_SETTINGS, grammar=probe_grammar(facts), threads=threads, evaluation=evaluation)
     return _CellSettings(decision, probe, EvidencePrompts(OPTION_ORDERS[order]))
 
 
@@ -242,7 +244,8 @@ def _probe_scores(named: Sequence[str], right: Sequence[str]) -> dict[str, Any]:
     }
 
 
-def run_cell(model: LanguageModel, task: StudyTask, order: int, threads: int = 1, *, probes: bool = True) -> list[str]:
+def run_cell(model: LanguageModel, task: StudyTask, order: int, threads: int = 1, *, probes: bool = True,
+             evaluation: str = "pure") -> list[str]:
     """One task in one option order: the four arms back to back, then each arm's probe; its JSON lines.
 
     Parameters
@@ -257,12 +260,14 @@ def run_cell(model: LanguageModel, task: StudyTask, order: int, threads: int = 1
         Threads of the runtime.
     probes : bool
         Put the competence probe after the arms.
+    evaluation : str
+        As :func:`cell_settings`.
 
     Returns
     -------
     list of str
     """
-    chosen = cell_settings(task, order, threads)
+    chosen = cell_settings(task, order, threads, evaluation=evaluation)
     # Pure evaluation makes a repeated prompt's answer the one already computed (told and enforced share every
     # prompt up to the first refused EXECUTE), so the cell computes each distinct prompt once.
     recorder = Recorder(PromptMemo(model), None, EXPERIMENT)
