@@ -52,6 +52,7 @@ __all__ = [
     "read_recording",
     "recorded_tasks",
     "recording_header",
+    "sole_recorder",
     "start_recording",
 ]
 
@@ -303,6 +304,37 @@ def start_recording(path: str | os.PathLike[str], experiment: str, resume: str) 
         return
     header = {HEADER_KEY: {"format": 2, "experiment": experiment, "resume": resume}}
     append_lines(p, [json.dumps(header, ensure_ascii=False)])
+
+
+@contextmanager
+def sole_recorder(path: str | os.PathLike[str]) -> Iterator[None]:
+    """Hold the recording for one recorder: a second recorder on the same file stops at once with one line.
+
+    Two recorders appending to one file would each redo the other's groups and interleave them; a lock
+    beside the file (``<file>.lock``, released when the recorder ends or is killed) prevents it.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The recording.
+
+    Yields
+    ------
+    None
+    """
+    import fcntl
+
+    lock = Path(os.fspath(path) + ".lock")
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    with lock.open("w") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            raise RecordingError(f"another recorder is writing {os.fspath(path)!r}; let it finish or stop it first") from None
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 @contextmanager

@@ -229,3 +229,14 @@ def test_verify_regenerates_a_pure_call_alone(tmp_path):
     report = verify_recording(out, sample=3, model="pure", opener=lambda spec: checker)
     assert report.identical and report.same == 3
     assert report.generated == 3 == checker.calls < total
+
+
+def test_a_second_recorder_on_the_same_file_stops_with_one_line(tmp_path):
+    from cvlib.models.errors import RecordingError
+    from cvlib.models.recording import sole_recorder
+
+    out = tmp_path / "agent_study_2.x.jsonl.gz"
+    with sole_recorder(out), pytest.raises(RecordingError, match="another recorder is writing"):
+        record_edition2("x", out, TASKS[:1], progress=False)
+    with sole_recorder(out):
+        pass

@@ -39,7 +39,7 @@ from cvlib.experiments.agent_study.tasks import FLOORLESS_FAMILIES, AgentTask, r
 from cvlib.models.interface import LanguageModel
 from cvlib.models.jsonl import append_lines
 from cvlib.models.memo import PromptMemo
-from cvlib.models.recording import Recorder, canonical, read_recording, start_recording
+from cvlib.models.recording import Recorder, canonical, read_recording, sole_recorder, start_recording
 from cvlib.models.registry import open_model
 
 __all__ = [
@@ -361,6 +361,12 @@ def record_edition2(
     tuple of (int, int)
         Cells recorded now, and cells already there.
     """
+    with sole_recorder(out):
+        return _record(model, out, tasks, orders, workers=workers, progress=progress, resume=resume)
+
+
+def _record(model: str, out: str | os.PathLike[str], tasks: Sequence[StudyTask], orders: Sequence[int], *,
+            workers: int, progress: bool, resume: str) -> tuple[int, int]:
     from tqdm.auto import tqdm
 
     done = recorded_cells(out)
