@@ -150,7 +150,7 @@ class LlamaCppModel:
         if not isinstance(settings, GenerationSettings):
             raise ModelError(f"settings must be GenerationSettings, got {type(settings).__name__}")
         self.prepare(settings)
-        request = chat_request(turns, settings, cache_prompt=not self._fresh)
+        request = chat_request(turns, settings, cache_prompt=not self._fresh and settings.evaluation != "fresh")
         result = self._server.handle_chat_completions(request)
         if not isinstance(result, dict) or "choices" not in result:
             detail = result.get("error", result) if isinstance(result, dict) else result

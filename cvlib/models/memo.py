@@ -1,6 +1,6 @@
 """Answers given again: a pure model's answer to a prompt it has already answered, without model time.
 
-Under ``evaluation="pure"`` (:class:`~cvlib.models.settings.GenerationSettings`)
+Under ``evaluation="pure"`` or ``"fresh"`` (:class:`~cvlib.models.settings.GenerationSettings`)
 an answer depends on its prompt and settings alone, so a prompt put twice
 (the ``told`` and ``enforced`` arms share every prompt up to the first refused
 ``EXECUTE``, and often their probes) needs computing once. :class:`PromptMemo`
@@ -75,7 +75,7 @@ class PromptMemo:
         -------
         str
         """
-        if settings.evaluation != "pure":
+        if settings.evaluation == "cached":
             self.computed += 1
             return self.model.complete(messages, settings)
         key = (tuple((str(r), str(c)) for r, c in messages), settings)

@@ -172,7 +172,7 @@ class OpenAIServerModel:
         """
         turns = check_messages(messages)
         identity = self.identity
-        payload = chat_request(turns, settings, cache_prompt=not self._fresh)
+        payload = chat_request(turns, settings, cache_prompt=not self._fresh and settings.evaluation == "cached")
         payload["model"] = identity.file_name
         result = self._request("chat/completions", payload)
         try:

@@ -25,7 +25,7 @@ ROLES = ("system", "user", "assistant")
 
 
 #: How a runtime may evaluate a prompt (:attr:`GenerationSettings.evaluation`).
-EVALUATIONS = ("cached", "pure")
+EVALUATIONS = ("cached", "pure", "fresh")
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,7 +58,10 @@ class GenerationSettings:
         in whatever batches it was computed, so at a near-tie an answer can depend on what ran before it.
         ``pure``: every token is computed alone (a batch of one), so a reused prefix holds exactly what a fresh
         evaluation would compute and the answer depends on the prompt and settings alone; slower to read a
-        long new prompt. Written only when ``pure``.
+        long new prompt. ``fresh``: every call reads its whole prompt from the first token in the runtime's
+        usual batches, reusing nothing, so the answer depends on the prompt and settings alone too; cheaper
+        than ``pure`` when consecutive prompts share little after their first difference (the notes study's
+        arms differ before the function they end with). Written only when not ``cached``.
     """
 
     max_tokens: int

@@ -15,9 +15,9 @@ re-generated the way it was recorded: its group of calls (the ``run`` field:
 what a worker made back to back after a reset, e.g. a task's arms) replayed
 from the group's first call, after a reset, in recorded order. A recording
 made before the ``run`` field groups an agent-loop arm's steps, or a notes
-task's arms. A call recorded under ``pure`` evaluation depends on its prompt
-alone, so it is re-generated alone, after a reset: that is the check of its
-purity. The report says how many calls were sampled and how many had to be
+task's arms. A call recorded under ``pure`` or ``fresh`` evaluation depends on
+its prompt alone, so it is re-generated alone, after a reset: that is the
+check of its purity. The report says how many calls were sampled and how many had to be
 generated to reach them.
 """
 
@@ -239,10 +239,10 @@ def verify_recording(
     else:
         chosen = sample_indices(len(records), sample, seed)
     # A pure call's answer depends on its prompt alone: it is re-generated alone, after a reset.
-    alone = [k for k in chosen if records[k].settings.evaluation == "pure"]
+    alone = [k for k in chosen if records[k].settings.evaluation != "cached"]
     wanted: dict[tuple[str, ...], int] = {}
     for k in chosen:  # each group replayed once, up to its last sampled call
-        if records[k].settings.evaluation == "pure":
+        if records[k].settings.evaluation != "cached":
             continue
         key = group_key(records[k])
         wanted[key] = max(wanted.get(key, -1), groups[key].index(k))

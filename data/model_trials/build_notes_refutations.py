@@ -6,6 +6,7 @@ it reads the committed ``notes_refutations.yaml``)::
     python data/model_trials/build_notes_refutations.py --wheels W --venvs V          # write notes_refutations.yaml
     python data/model_trials/build_notes_refutations.py --wheels W --venvs V --check  # rebuild in memory, compare
     python data/model_trials/build_notes_refutations.py --wheels W --venvs V --only ID # run one task, print it
+    python data/model_trials/build_notes_refutations.py --wheels W --venvs V --edition 2  # notes_refutations_2.yaml
 
 For every task of ``notes_tasks.yaml`` it reads the hand-written entry of
 ``notes_refutations_spec.yaml`` (the test, written by us, and which dependency
@@ -60,6 +61,11 @@ HERE = Path(__file__).resolve().parent
 TASKS = HERE / "notes_tasks.yaml"
 SPEC = HERE / "notes_refutations_spec.yaml"
 OUT = HERE / "notes_refutations.yaml"
+#: Each edition's tasks, hand-written spec and output (the second edition's added tasks have their own three files).
+EDITIONS: dict[int, tuple[Path, Path, Path]] = {
+    1: (TASKS, SPEC, OUT),
+    2: (HERE / "notes_tasks_2.yaml", HERE / "notes_refutations_spec_2.yaml", HERE / "notes_refutations_2.yaml"),
+}
 
 #: The pytest plugin that swaps the task's function for an edited excerpt before the test runs.
 PATCH_PLUGIN = '''
@@ -141,21 +147,22 @@ def run_test(python: Path, test: str, task: NotesTask, variant: str, scratch: Pa
     return {0: "pass", 1: "fail"}.get(done.returncode, "error")
 
 
-def build(wheels: Path, venvs: Path, scratch: Path, only: str | None = None) -> str:
-    """The text of ``notes_refutations.yaml`` (or of one task's entry with ``only``)."""
-    tasks = {t.id: t for t in load_tasks(TASKS)}
-    spec = yaml.safe_load(SPEC.read_text(encoding="utf-8"))
+def build(wheels: Path, venvs: Path, scratch: Path, only: str | None = None, edition: int = 1) -> str:
+    """The text of ``notes_refutations.yaml`` (or ``notes_refutations_2.yaml``, or of one task's entry with ``only``)."""
+    tasks_file, spec_file, _ = EDITIONS[edition]
+    tasks = {t.id: t for t in load_tasks(tasks_file)}
+    spec = yaml.safe_load(spec_file.read_text(encoding="utf-8"))
     entries, environments = spec["tasks"], spec.get("environments", {})
     unknown = sorted(set(entries) - set(tasks))
     if unknown:
-        raise SystemExit(f"{SPEC.name} names tasks that notes_tasks.yaml lacks: {', '.join(unknown)}")
+        raise SystemExit(f"{spec_file.name} names tasks that {tasks_file.name} lacks: {', '.join(unknown)}")
     out = {}
     for task_id in sorted(tasks):
         if only and task_id != only:
             continue
         task, item = tasks[task_id], entries.get(task_id)
         if item is None:
-            raise SystemExit(f"{SPEC.name} has no entry for task {task_id!r}")
+            raise SystemExit(f"{spec_file.name} has no entry for task {task_id!r}")
         dependency = []
         for shown in item["show"]:
             where, _, qualname = shown.rpartition(":")
@@ -177,7 +184,7 @@ def build(wheels: Path, venvs: Path, scratch: Path, only: str | None = None) -> 
         if item.get("note"):
             entry["note"] = str(item["note"]).strip()
         out[task_id] = entry
-    header = ("# Written by data/model_trials/build_notes_refutations.py from notes_refutations_spec.yaml, notes_tasks.yaml\n"
+    header = (f"# Written by data/model_trials/build_notes_refutations.py from {spec_file.name}, {tasks_file.name}\n"
               "# and the release wheels; do not edit by hand. Dependency excerpts are quoted from Requests (Apache-2.0),\n"
               "# Flask (BSD-3-Clause) and HTTPie (BSD-3-Clause) under their licences; the tests and notes are ours.\n")
     return header + yaml.dump({"refutations": out}, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=120)
@@ -190,14 +197,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--venvs", type=Path, help="folder to keep the scratch virtualenvs in (default: a temporary one)")
     parser.add_argument("--only", help="run one task and print its entry and runs instead of writing")
     parser.add_argument("--runs", type=Path, help="keep each run's folder (test, patch, pytest output) in this new folder")
+    parser.add_argument("--edition", type=int, choices=sorted(EDITIONS), default=1,
+                        help="1: notes_refutations.yaml; 2: notes_refutations_2.yaml (the second edition's added tasks)")
     args = parser.parse_args(argv)
+    out = EDITIONS[args.edition][2]
     with tempfile.TemporaryDirectory() as tmp:
         wheels = args.wheels or Path(tmp) / "wheels"
         venvs = args.venvs or Path(tmp) / "venvs"
         for folder in (wheels, venvs):
             folder.mkdir(parents=True, exist_ok=True)
         scratch = (args.runs or Path(tmp) / "runs").resolve()
-        text = build(wheels.resolve(), venvs.resolve(), scratch, args.only)
+        text = build(wheels.resolve(), venvs.resolve(), scratch, args.only, args.edition)
         if args.only:
             print(text)
             for variant in VARIANTS:
@@ -206,13 +216,13 @@ def main(argv: list[str] | None = None) -> int:
                     print(f"--- {variant}\n{output.read_text(encoding='utf-8')[-2500:]}")
             return 0
     if args.check:
-        same = OUT.is_file() and OUT.read_text(encoding="utf-8") == text
-        print("identical" if same else f"differs: {OUT.name}")
+        same = out.is_file() and out.read_text(encoding="utf-8") == text
+        print("identical" if same else f"differs: {out.name}")
         return 0 if same else 1
-    OUT.write_text(text, encoding="utf-8")
-    refutations = load_refutations(OUT)
+    out.write_text(text, encoding="utf-8")
+    refutations = load_refutations(out)
     verified = sum(r.verified for r in refutations.values())
-    print(f"{len(refutations)} refutations written to {OUT.name}, {verified} verified")
+    print(f"{len(refutations)} refutations written to {out.name}, {verified} verified")
     return 0
 
 

@@ -6,6 +6,7 @@ it reads the committed ``notes_tasks.yaml``)::
     python data/model_trials/build_notes_tasks.py                 # write notes_tasks.yaml
     python data/model_trials/build_notes_tasks.py --check         # rebuild in memory, compare with the committed file
     python data/model_trials/build_notes_tasks.py --wheels DIR    # keep the downloaded wheels in DIR (reused next time)
+    python data/model_trials/build_notes_tasks.py --edition 2     # the second edition's added tasks: notes_tasks_2.yaml
 
 For every task of ``notes_tasks_spec.yaml`` it fetches the wheels of both
 releases with ``pip download --no-deps --only-binary :all:`` (the versions the
@@ -43,6 +44,11 @@ from cvlib.notes.python import PythonFile
 HERE = Path(__file__).resolve().parent
 SPEC = HERE / "notes_tasks_spec.yaml"
 OUT = HERE / "notes_tasks.yaml"
+#: Each edition's hand-written spec and the file built from it (the second edition reads both outputs).
+EDITIONS: dict[int, tuple[Path, Path]] = {1: (SPEC, OUT), 2: (HERE / "notes_tasks_spec_2.yaml", HERE / "notes_tasks_2.yaml")}
+#: What each edition's output says of its notes.
+_NOTES_ARE = {1: "the notes and edits are ours.",
+              2: "the notes and edits were written for\n# this study from the releases (their \"Since X.Y\" claims are invented); see notes_tasks_spec_2.yaml."}
 
 
 def wheel(project: str, version: str, folder: Path) -> Path:
@@ -71,9 +77,9 @@ def _str(dumper: yaml.SafeDumper, value: str) -> yaml.ScalarNode:
 _Dumper.add_representer(str, _str)
 
 
-def build(folder: Path) -> str:
-    """The text of ``notes_tasks.yaml``."""
-    spec = yaml.safe_load(SPEC.read_text(encoding="utf-8"))
+def build(folder: Path, edition: int = 1) -> str:
+    """The text of ``notes_tasks.yaml`` (edition 1) or ``notes_tasks_2.yaml`` (edition 2)."""
+    spec = yaml.safe_load(EDITIONS[edition][0].read_text(encoding="utf-8"))
     out = []
     for item in spec["tasks"]:
         project, path, qualname = item["project"], item["path"], item["qualname"]
@@ -99,9 +105,9 @@ def build(folder: Path) -> str:
         for key in ("true_edit", "stale_edit"):
             task[key] = Edit.from_mapping(item[key], excerpt, f"task {item['id']!r} {key}").to_dict()
         out.append(task)
-    header = ("# Written by data/model_trials/build_notes_tasks.py from notes_tasks_spec.yaml and the release wheels;\n"
+    header = (f"# Written by data/model_trials/build_notes_tasks.py from {EDITIONS[edition][0].name} and the release wheels;\n"
               "# do not edit by hand. Excerpts are quoted from Requests (Apache-2.0), Flask (BSD-3-Clause)\n"
-              "# and HTTPie (BSD-3-Clause) under their licences; the notes and edits are ours.\n")
+              f"# and HTTPie (BSD-3-Clause) under their licences; {_NOTES_ARE[edition]}\n")
     return header + yaml.dump({"tasks": out}, Dumper=_Dumper, sort_keys=False, allow_unicode=True, width=120)
 
 
@@ -109,18 +115,21 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--check", action="store_true", help="compare with the committed file instead of writing")
     parser.add_argument("--wheels", type=Path, help="folder to keep the downloaded wheels in (default: a temporary one)")
+    parser.add_argument("--edition", type=int, choices=sorted(EDITIONS), default=1,
+                        help="1: notes_tasks.yaml (the first edition's tasks); 2: notes_tasks_2.yaml (the tasks the second adds)")
     args = parser.parse_args(argv)
+    out = EDITIONS[args.edition][1]
     with tempfile.TemporaryDirectory() as tmp:
         folder = args.wheels or Path(tmp)
         folder.mkdir(parents=True, exist_ok=True)
-        text = build(folder)
+        text = build(folder, args.edition)
     if args.check:
-        same = OUT.is_file() and OUT.read_text(encoding="utf-8") == text
-        print("identical" if same else f"differs: {OUT.name}")
+        same = out.is_file() and out.read_text(encoding="utf-8") == text
+        print("identical" if same else f"differs: {out.name}")
         return 0 if same else 1
-    OUT.write_text(text, encoding="utf-8")
-    tasks = load_tasks(OUT)
-    print(f"{len(tasks)} tasks written to {OUT.relative_to(Path.cwd()) if OUT.is_relative_to(Path.cwd()) else OUT}")
+    out.write_text(text, encoding="utf-8")
+    tasks = load_tasks(out)
+    print(f"{len(tasks)} tasks written to {out.relative_to(Path.cwd()) if out.is_relative_to(Path.cwd()) else out}")
     return 0
 
 

@@ -175,9 +175,13 @@ def test_a_repeated_pure_prompt_is_answered_once_per_group():
     memo.complete(turns, cached)
     memo.complete(turns, cached)
     assert inner.calls == 3
+    fresh = GenerationSettings(max_tokens=4, evaluation="fresh")
+    memo.complete(turns, fresh)
+    memo.complete(turns, fresh)
+    assert inner.calls == 4 and memo.reused == 4
     memo.reset()
     memo.complete(turns, pure)
-    assert inner.calls == 4
+    assert inner.calls == 5
 
 
 def test_the_evaluation_setting_is_recorded_only_when_pure_and_checked():
@@ -185,8 +189,9 @@ def test_the_evaluation_setting_is_recorded_only_when_pure_and_checked():
     pure = GenerationSettings(max_tokens=4, evaluation="pure")
     assert pure.to_dict()["evaluation"] == "pure"
     assert GenerationSettings.from_dict(pure.to_dict()) == pure
-    with pytest.raises(ParameterError, match="evaluation must be one of cached, pure, got 'fresh'"):
-        GenerationSettings(max_tokens=4, evaluation="fresh")
+    assert GenerationSettings(max_tokens=4, evaluation="fresh").to_dict()["evaluation"] == "fresh"
+    with pytest.raises(ParameterError, match="evaluation must be one of cached, pure, fresh, got 'batched'"):
+        GenerationSettings(max_tokens=4, evaluation="batched")
 
 
 def test_the_recorder_takes_a_tasks_orders_together_and_resumes(tmp_path):

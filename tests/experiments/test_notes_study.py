@@ -11,7 +11,7 @@ import pytest
 
 from cvlib.core.errors import ParameterError
 from cvlib.experiments import notes_study as nt
-from cvlib.experiments.notes_study import tasks as nt_tasks
+from cvlib.experiments.notes_study import task_file as nt_task_file
 from cvlib.experiments.notes_study import trials as nt_trials
 from cvlib.models.recording import read_recording
 from cvlib.models.settings import GenerationSettings, Message, ModelIdentity
@@ -145,7 +145,7 @@ def test_an_edit_already_in_the_original_is_refused():
             "true_edit": {"comment_above": "return x", "comment": "# one more"},
             "stale_edit": {"find": "x + 1", "replace": "x + 2", "present": ["x + 1"]}}
     with pytest.raises(nt.TaskFileError, match="already counts as carrying the stale edit"):
-        nt_tasks._task(data, 0)
+        nt_task_file._task(data, 0)
 
 
 # -- prompts ------------------------------------------------------------------------

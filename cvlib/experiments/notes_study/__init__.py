@@ -1,6 +1,6 @@
 """The notes study: a local model asked to edit real functions with a true, a stale or no context note.
 
-Its tasks (:mod:`.tasks`), the arms' prompts and the first recorder
+Its tasks (:mod:`.tasks`, read by :mod:`.task_file`), the arms' prompts and the first recorder
 (:mod:`.trials`) with its first outcome check (:mod:`.classify`, kept because
 the first recordings store its verdicts); the pre-registered study's refuting contexts
 (:mod:`.refutations`), design (:mod:`.design`), the answers read as code
@@ -13,7 +13,8 @@ from __future__ import annotations
 from cvlib.experiments.notes_study.classify import classify, extract_code
 from cvlib.experiments.notes_study.reading import READ_OUTCOMES, Reading, StaleEffect, load_stale_effects, read_answer
 from cvlib.experiments.notes_study.refutations import Refutation, load_refutations
-from cvlib.experiments.notes_study.tasks import RULE_KINDS, Edit, NotesTask, TaskFileError, load_tasks
+from cvlib.experiments.notes_study.task_file import load_tasks
+from cvlib.experiments.notes_study.tasks import RULE_KINDS, Edit, NotesTask, TaskFileError
 from cvlib.experiments.notes_study.trials import (
     ARM_LABELS,
     ARMS,

@@ -13,9 +13,7 @@ import ast
 import re
 import warnings
 
-TYPE_CHECKING = False
-if TYPE_CHECKING:
-    from cvlib.experiments.notes_study.tasks import NotesTask
+from cvlib.experiments.notes_study.tasks import NotesTask
 
 __all__ = ["classify", "extract_code", "parse_answer_code"]
 

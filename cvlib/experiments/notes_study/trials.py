@@ -37,7 +37,8 @@ from typing import Any
 
 from cvlib.core.errors import ParameterError
 from cvlib.experiments.notes_study.classify import classify, extract_code
-from cvlib.experiments.notes_study.tasks import NotesTask, load_tasks
+from cvlib.experiments.notes_study.task_file import load_tasks
+from cvlib.experiments.notes_study.tasks import NotesTask
 from cvlib.models.interface import LanguageModel
 from cvlib.models.naming import recording_stem
 from cvlib.models.registry import open_model
