@@ -9,9 +9,10 @@ to be skipped. What is skipped, and why:
 * images (``image/png``, ``image/jpeg``): nbval skips these itself, because
   the bytes of a rendered figure depend on the platform's font and
   anti-aliasing libraries, not on the numbers drawn;
-* SVG figures (``image/svg+xml``, the book's figure format): their bytes
-  depend on matplotlib's version (glyph outlines, path simplification) for
-  the same reason, and nbval does not know they are images;
+* SVG figures (``image/svg+xml``, the book's figure format, and each
+  figure's narrow drawing for a phone, ``application/vnd.cvbook.narrow-figure+svg``):
+  their bytes depend on matplotlib's version (glyph outlines, path
+  simplification) for the same reason, and nbval does not know they are images;
 * the same images when they are *glued* (myst-nb ``glue`` stores a glued
   output under ``application/papermill.record/<mime type>``, a type nbval
   does not know is an image), for the same reason;
@@ -26,9 +27,11 @@ from __future__ import annotations
 #: Figures: platform-dependent bytes, like the PNG and JPEG images nbval already skips.
 GLUED_IMAGE_TYPES = (
     "image/svg+xml",
+    "application/vnd.cvbook.narrow-figure+svg",  # cvlib.presentation.narrow_figures.NARROW_MIME
     "application/papermill.record/image/png",
     "application/papermill.record/image/jpeg",
     "application/papermill.record/image/svg+xml",
+    "application/papermill.record/application/vnd.cvbook.narrow-figure+svg",
 )
 
 

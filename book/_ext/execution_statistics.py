@@ -18,6 +18,7 @@ the record may change without Sphinx seeing it.
 
 from __future__ import annotations
 
+import html
 import json
 from pathlib import Path
 from typing import Any
@@ -122,7 +123,13 @@ class ExecutionStatistics(SphinxDirective):
                 continue
             status = "ran" if entry.get("status") == "ok" else "FAILED"
             rows.append([name, f"{float(entry['seconds']):.1f}", entry.get("finished", "—"), status])
+        # folded behind a one-line summary, as every long table in the book is (cvlib.presentation.tables)
+        failed = sum(row[3] == "FAILED" for row in rows)
+        summary = f"{len(ran)} chapters ran, {len(listed) - len(ran)} not run here, {failed} failed"
+        out.append(nodes.raw("", f'<details class="cvtable-fold"><summary>{html.escape(summary)}'
+                                 '<span class="cvtable-show">show the table</span></summary>', format="html"))
         out.append(_table(["Chapter", "Seconds", "Finished (UTC)", "Status"], rows, numeric=frozenset({1})))
+        out.append(nodes.raw("", "</details>", format="html"))
         used = sorted({chapters[n].get("run", "") for n in ran} - {""})
         for started in used:
             run = runs.get(started, {})

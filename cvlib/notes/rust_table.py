@@ -3,8 +3,11 @@
 The first layer of :class:`cvlib.notes.rust.RustFile`: the walk over the
 file's items (inline modules, ``impl`` and trait bodies, nested functions),
 the symbols in source order with their raw and normalized hashes
-(:meth:`RustItems.rows`), and the canonical text of a node with the same
-program's other spellings written one way (:meth:`RustItems.canon`).
+(:meth:`RustItems.rows`), the canonical text of a node with the same
+program's other spellings written one way (:meth:`RustItems.canon`), and which
+of the file's bindings a name in a module means (``_lookup``, ``_reads``,
+``_type_module``: the name resolution that :class:`cvlib.notes.rust.RustFile`
+and the member walk of :mod:`cvlib.notes.rust_members` share).
 """
 
 from __future__ import annotations
@@ -364,6 +367,71 @@ class RustItems:
                 count += 1
             stack.extend(current.children)
         return count
+
+    # Name resolution: which binding of this file a name in a module means. The dependency
+    # fingerprint (cvlib.notes.rust) and the member walk (cvlib.notes.rust_members) both use it.
+
+    def _lookup(self, module: _Module | None, name: str) -> tuple[str, str, str] | None:
+        current = module
+        while current is not None:
+            if name in current.bindings:
+                return ("m", current.prefix, name)
+            current = current.parent
+        return None
+
+    def _reads(self, node: Any, module: _Module, owner: str | None) -> set[tuple[str, str, str]]:
+        """Items of the file a subtree names (see the module docstring)."""
+        out: set[tuple[str, str, str]] = set()
+        stack = [node]
+        while stack:
+            current = stack.pop()
+            kind = current.type
+            if kind in _COMMENTS:
+                continue
+            if kind == "type_identifier" and _text(current) in self._aliases and _type_position(current):
+                for name in self._aliases[_text(current)]:  # what the alias stands for, as if written out
+                    out.add(self._lookup(module, name) or ("u", "", name))
+                continue
+            if kind in ("identifier", "type_identifier"):
+                name = _text(current)
+                found = self._lookup(module, name)
+                if found is not None:
+                    out.add(found)
+                elif name != "Self" and (kind == "type_identifier" or _is_called(current)):
+                    out.add(("u", "", name))
+                continue
+            if kind in ("scoped_identifier", "scoped_type_identifier"):
+                path = current.child_by_field_name("path")
+                name_node = current.child_by_field_name("name")
+                if path is not None and name_node is not None and path.type in ("identifier", "type_identifier", "self"):
+                    head = _text(path)
+                    if head == "Self" and owner:
+                        out.add(("t", owner, _text(name_node)))
+                    elif self._lookup(module, head) is not None:
+                        out.add(("t", head, _text(name_node)))
+            if kind == "macro_invocation":
+                macro = current.child_by_field_name("macro")
+                if macro is not None and macro.type == "identifier":
+                    name = _text(macro) + "!"
+                    out.add(self._lookup(module, name) or ("u", "", name))
+            if kind == "call_expression" and owner:
+                fn = current.child_by_field_name("function")
+                if fn is not None and fn.type == "field_expression":
+                    value = fn.child_by_field_name("value")
+                    fld = fn.child_by_field_name("field")
+                    if value is not None and value.type == "self" and fld is not None:
+                        out.add(("t", owner, _text(fld)))
+            stack.extend(current.children)
+        if "*" in module.bindings:
+            out.add(("m", module.prefix, "*"))
+        return out
+
+    def _type_module(self, module: _Module, owner: str) -> _Module | None:
+        """The module whose binding of ``owner`` a member of ``module`` sees (None: not in this file)."""
+        found = self._lookup(module, owner)
+        if found is None:
+            return None
+        return self._modules.get(found[1])
 
     def rows(self) -> list[Symbol]:
         """Every symbol, hashed (see :mod:`cvlib.notes.anchors`)."""

@@ -48,7 +48,8 @@ SUMMARIES: dict[str, str] = {
 #: name -> (module, attribute, the first paragraph of the group's help, for ``cvlib --help``).
 LAZY_GROUPS: dict[str, tuple[str, str, str]] = {
     "notes": ("cvlib.notes.cli", "notes", "Code-anchored notes: shown to an agent only while approved, HIGH and FRESH."),
-    "models": ("cvlib.models.cli", "models", "Language-model recordings: re-generate recorded calls and compare."),
+    "models": ("cvlib.presentation.study_cli", "models", "Language-model recordings: re-generate recorded calls and compare."),
+    "study": ("cvlib.presentation.study_cli", "study", "The studies' report card from a folder of recordings."),
 }
 
 

@@ -21,13 +21,18 @@ if TYPE_CHECKING:  # pragma: no cover
     from cvlib.presentation.formatting import Quantity
     from cvlib.presentation.tables import Table
 
-__all__ = ["MODELS", "MODEL_LABELS", "determinism_table", "glue_key", "model_label", "model_table"]
+__all__ = ["CONTINUED", "MODELS", "MODEL_LABELS", "PROMPT_WIDTH", "determinism_table", "glue_key", "model_label", "model_table",
+           "prompt_block"]
 
 #: The studies' models, smallest first, by recording stem.
 MODELS: tuple[str, ...] = ("smollm2-135m", "qwen2.5-coder-0.5b", "qwen2.5-coder-1.5b")
 #: How the pages name them.
 MODEL_LABELS: dict[str, str] = {"smollm2-135m": "SmolLM2-135M", "qwen2.5-coder-0.5b": "Qwen2.5-Coder-0.5B",
                                 "qwen2.5-coder-1.5b": "Qwen2.5-Coder-1.5B"}
+#: The longest line of a prompt as the pages print it (the text column's code block at 1280 px holds 78 characters).
+PROMPT_WIDTH = 76
+#: Starts each line a printed prompt's long line was wrapped onto.
+CONTINUED = "↪ "
 #: Short names in glue keys.
 _KEYS: dict[str, str] = {"smollm2-135m": "s135", "qwen2.5-coder-0.5b": "q05", "qwen2.5-coder-1.5b": "q15"}
 
@@ -100,3 +105,45 @@ def determinism_table(rows: Sequence[DeterminismRow], prefix: str) -> Table:
     names = {"recording": "Recording", **{f"t{n}": f"Byte-identical at {n} thread{'s' * (n != 1)}" for n in threads}}
     return table(frame, names, collapse_after=None)
 
+
+
+def prompt_block(text: str, width: int = PROMPT_WIDTH) -> str:
+    """A prompt as a fenced Markdown block that fits the column: each line over ``width`` wrapped, its rest marked.
+
+    A prompt is shown to be read, never pasted, and code is never soft-wrapped
+    on the page, so a long line would scroll far past the column. It is
+    wrapped here instead, at spaces where it has them: each continuation keeps
+    the line's indentation and starts with :data:`CONTINUED`, so a Python line
+    in the prompt is still read as one line. Shorter lines are kept byte for byte.
+
+    Parameters
+    ----------
+    text : str
+        The prompt (or any part of one).
+    width : int
+        The longest printed line.
+
+    Returns
+    -------
+    str
+        A fenced ``text`` block (with a longer fence when the text holds one).
+    """
+    import textwrap
+
+    lines: list[str] = []
+    for line in text.splitlines():
+        if len(line) <= width:
+            lines.append(line)
+            continue
+        indent = line[: len(line) - len(line.lstrip())]
+        lines += textwrap.wrap(line.strip(), width, initial_indent=indent, subsequent_indent=indent + CONTINUED,
+                               break_on_hyphens=False, replace_whitespace=False, drop_whitespace=True)
+    body = "\n".join(lines)
+    fence = "`" * max(3, 1 + max((len(run) for run in _backtick_runs(body)), default=0))
+    return f"{fence}text\n{body}\n{fence}"
+
+
+def _backtick_runs(text: str) -> list[str]:
+    import re
+
+    return re.findall(r"`{3,}", text)

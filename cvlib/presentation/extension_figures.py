@@ -15,8 +15,10 @@ from typing import TYPE_CHECKING, Any
 
 from cvlib.core.errors import ParameterError
 from cvlib.core.graph import PlanGraph, numeric_id_key
+from cvlib.presentation.narrow_figures import redraw_narrow
 from cvlib.presentation.style import (
     ACCENTS,
+    COLUMN_WIDTH_IN,
     EXECUTOR_COLOURS,
     FONT_SIZES,
     LABELS,
@@ -67,7 +69,9 @@ METRIC_LABELS: dict[str, str] = {
     "completion_rate": "share of runs completed",
     "mean_scur": "stale-decision share (SCUR)",
 }
-def window_surface_figure(panels: Sequence[tuple[str, pd.DataFrame]], vmax: int | None = None) -> Figure:
+def window_surface_figure(
+    panels: Sequence[tuple[str, pd.DataFrame]], vmax: int | None = None, width: float = COLUMN_WIDTH_IN
+) -> Figure:
     """Width of the budget window for each chain depth and change tick, one heatmap per panel.
 
     Parameters
@@ -75,9 +79,11 @@ def window_surface_figure(panels: Sequence[tuple[str, pd.DataFrame]], vmax: int 
     panels:
         ``(title, surface)`` pairs, a surface being rows of
         :func:`cvlib.experiments.recovery_windows.window_surface` for one
-        recovery model and number of actions. Drawn two to a row.
+        recovery model and number of actions. Drawn two to a row (one on a phone).
     vmax:
         Top of the colour scale (default: the widest window in any panel).
+    width:
+        The figure's width in inches (the text column's, or narrower for a phone).
 
     Returns
     -------
@@ -88,9 +94,10 @@ def window_surface_figure(panels: Sequence[tuple[str, pd.DataFrame]], vmax: int 
 
     if not panels:
         raise ParameterError("window_surface_figure needs at least one panel")
-    cols = 2 if len(panels) > 1 else 1
+    cols = 2 if len(panels) > 1 and width >= COLUMN_WIDTH_IN else 1
     rows = -(-len(panels) // cols)
-    fig, axes = new_figure(rows, cols, height=2.45 * rows + 0.7, squeeze=False, sharex=True, sharey=True)
+    fig, axes = new_figure(rows, cols, height=2.45 * rows + 0.7 + 0.3 * (cols == 1), squeeze=False, sharex=True,
+                           sharey=True, width=width)
     if vmax is None:
         vmax = int(max(df["width"].max() for _, df in panels))
     all_depths = sorted({int(d) for _, df in panels for d in df["depth"]})
@@ -118,9 +125,10 @@ def window_surface_figure(panels: Sequence[tuple[str, pd.DataFrame]], vmax: int 
         ax.set_xlabel("change tick")
     for ax in axes[:, 0]:
         ax.set_ylabel("chain depth (steps)")
-    fig.colorbar(image, ax=axes, location="bottom", shrink=0.6, aspect=40,
-                 label="window width (budgets where only validity-aware completes)")
-    return fig
+    label = "window width (budgets where only validity-aware completes)"
+    fig.colorbar(image, ax=axes, location="bottom", shrink=0.6 if cols > 1 else 1.0, aspect=40 if cols > 1 else 20,
+                 label=label if cols > 1 else "window width (budgets where only\nvalidity-aware completes)")
+    return redraw_narrow(fig, lambda narrow: window_surface_figure(panels, vmax, width=narrow))
 
 
 def policy_figure(sweep: pd.DataFrame, noise_levels: Sequence[float], break_even: Mapping[float, float]) -> Figure:
@@ -305,7 +313,9 @@ def _series_label(hue: str, name: Any) -> str:
     return str(name)
 
 
-def change_figure(changed: pd.DataFrame, columns: Mapping[str, str] | None = None, wrap: int = 46) -> Figure:
+def change_figure(
+    changed: pd.DataFrame, columns: Mapping[str, str] | None = None, wrap: int = 46, width: float = COLUMN_WIDTH_IN
+) -> Figure:
     """Which published quantities change under which corrected rule (X5): one row per quantity.
 
     Parameters
@@ -317,6 +327,9 @@ def change_figure(changed: pd.DataFrame, columns: Mapping[str, str] | None = Non
         Names for the columns as a reader sees them (default: as they are).
     wrap:
         Wrap the quantities' names at this many characters.
+    width:
+        The figure's width in inches; a phone's (narrower than the column) wraps
+        the names at half of ``wrap`` and marks a cell ≠ (changes) or = (same).
 
     Returns
     -------
@@ -331,13 +344,15 @@ def change_figure(changed: pd.DataFrame, columns: Mapping[str, str] | None = Non
     if changed.empty:
         raise ParameterError("change_figure needs at least one quantity")
     n = len(changed)
-    names = [textwrap.fill(str(i), wrap) for i in changed.index]
+    narrow = width < COLUMN_WIDTH_IN
+    names = [textwrap.fill(str(i), wrap // 2 if narrow else wrap) for i in changed.index]
     lines = sum(name.count("\n") + 1 for name in names)
-    fig, ax = new_figure(height=0.19 * lines + 0.1 * n + 0.9)
+    fig, ax = new_figure(height=0.19 * lines + 0.1 * n + 0.9 + 0.4 * narrow, width=width)
     values = changed.to_numpy(dtype=float)
     columns = dict(columns or {})
     ax.imshow(values, cmap=ListedColormap(["#FFFFFF", "#F4B183"]), vmin=0, vmax=1, aspect="auto")
-    ax.set_xticks(range(len(changed.columns)), [columns.get(str(c), str(c)) for c in changed.columns])
+    heads = [columns.get(str(c), str(c)) for c in changed.columns]
+    ax.set_xticks(range(len(changed.columns)), [textwrap.fill(h.replace("_", " "), 9) if narrow else h for h in heads])
     ax.xaxis.tick_top()
     ax.set_yticks(range(n), names)
     ax.set_xticks(np.arange(-0.5, len(changed.columns)), minor=True)
@@ -347,10 +362,13 @@ def change_figure(changed: pd.DataFrame, columns: Mapping[str, str] | None = Non
     ax.tick_params(which="minor", length=0)
     for spine in ax.spines.values():
         spine.set_visible(False)
+    marks = ("≠", "=") if narrow else ("changes", "same")
     for (r, c), v in np.ndenumerate(values):
-        ax.text(c, r, "changes" if v else "same", ha="center", va="center", fontsize=_NOTE,
+        ax.text(c, r, marks[0] if v else marks[1], ha="center", va="center", fontsize=_NOTE,
                 color="black" if v else "#777777")
-    return fig
+    if narrow:
+        ax.set_xlabel("≠ changes, = same", fontsize=_NOTE)
+    return redraw_narrow(fig, lambda phone: change_figure(changed, columns, wrap, width=phone))
 
 
 def law_at_scale_figure(rows: pd.DataFrame) -> Figure:

@@ -17,6 +17,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from cvlib.core.errors import ParameterError
+from cvlib.presentation.narrow_figures import redraw_narrow
 from cvlib.presentation.style import (
     ACCENTS,
     COLUMN_WIDTH_IN,
@@ -56,6 +57,7 @@ def mechanism_figure(
     markers: Sequence[tuple[int, str]] = (),
     budget: int | None = None,
     title: str | None = None,
+    width: float = COLUMN_WIDTH_IN,
 ) -> Figure:
     """Each executor's step trace on one time axis, one lane each (top to bottom in order): the article's mechanism diagram.
 
@@ -77,6 +79,10 @@ def mechanism_figure(
         Draw the step budget as a dotted line (None: do not).
     title:
         A title above the lanes (None: none; the caption usually says it).
+    width:
+        The figure's width in inches: the text column's, or a phone's
+        (:data:`cvlib.presentation.narrow_figures.NARROW_WIDTH_IN`), where the
+        steps are narrower and the legend one entry a line.
 
     Returns
     -------
@@ -91,10 +97,11 @@ def mechanism_figure(
     colours = policy_colours(names)
     markers = sorted(markers)
     total = max([e.end for t in traces.values() for e in t.entries] + [budget or 0, 1] + [t for t, _ in markers])
-    unit = (COLUMN_WIDTH_IN - 1.6) / (total + 1.7)  # inches per step, roughly
+    unit = (width - 1.6) / (total + 1.7)  # inches per step, roughly
     placed, label_rows = _place_markers(markers, unit)
     lanes_top = len(names) - 0.6
-    fig, ax = new_figure(height=2.9 + 0.28 * label_rows + 0.75 * max(len(names) - 2, 0))
+    fig, ax = new_figure(height=2.9 + 0.28 * label_rows + 0.75 * max(len(names) - 2, 0) + (0.5 if width < COLUMN_WIDTH_IN else 0),
+                         width=width)
     lanes = {name: len(names) - 1 - k for k, name in enumerate(names)}
     longest = max((len(e.step_id) for t in traces.values() for e in t.entries), default=0)
     label_boxes = 0.62 * _NOTE / 72 * longest <= 0.9 * unit  # step ids only where they fit under their box
@@ -118,7 +125,7 @@ def mechanism_figure(
     for tick, name in zip(ax.get_yticklabels(), lanes):
         tick.set_color(colours[name])
         tick.set_fontweight("bold")
-    ax.set_xlabel("steps spent (the world's clock, in ticks)")
+    ax.set_xlabel("steps spent (the world's clock, in ticks)" if width >= COLUMN_WIDTH_IN else "steps spent (ticks)")
     ax.grid(axis="y", visible=False)
     ax.spines["left"].set_visible(False)
     handles = [
@@ -128,10 +135,10 @@ def mechanism_figure(
         Patch(facecolor="#444444", label="action (✗: failed)"),
         Patch(facecolor=ACCENTS["replan"], label="replan"),
     ]
-    legend_below(fig, handles, ncols=3)
+    legend_below(fig, handles, ncols=3 if width >= COLUMN_WIDTH_IN else 1)
     if title:
         ax.set_title(title)
-    return fig
+    return redraw_narrow(fig, lambda narrow: mechanism_figure(traces, markers, budget, title, width=narrow))
 
 
 def _place_markers(markers: Sequence[tuple[int, str]], unit: float) -> tuple[list[tuple[int, str, int]], int]:

@@ -8,6 +8,13 @@ one :class:`Quantity` saying how many decimals it gets and what follows it;
 :func:`fmt` applies it, :func:`glue` formats and glues in one call, so a
 notebook never formats a number by hand.
 
+The same goes for the few phrases the chapters assemble around numbers:
+:func:`plural` (``1 task``, ``12,000 tasks``), :func:`interval_text`
+(``0.50 (0.40 to 0.60)``), :func:`verdict` and :func:`effect_phrase` (an effect,
+its interval and what they say, in one short phrase, with an interval of width
+zero written as what it is: ``identical on all 44 tasks``), and
+:func:`grouped_effects` (several models' effects, each verdict said once).
+
 Nothing here imports pandas, numpy or matplotlib at import time; numpy and
 pandas scalars are recognised by duck typing.
 """
@@ -24,6 +31,8 @@ from cvlib.core.errors import ParameterError
 
 #: The en dash the book prints for a missing value (None or NaN).
 MISSING = "–"
+#: The kind :func:`glue_all` glues as Markdown: whole sentences, set in the page's type, not as a value.
+MARKDOWN = "markdown"
 
 
 @dataclass(frozen=True)
@@ -188,11 +197,12 @@ def fmt(value: Any, kind: str | Quantity = "count", *, decimals: int | None = No
         text = f"{x:#.{q.significant}g}".rstrip(".")
     else:
         text = f"{x:,.{places}f}"
-    if text.lstrip("-").strip("0.,") == "":  # -0.00 and 0.00 are both zero
+    zero = text.lstrip("-").strip("0.,") == ""
+    if zero:  # -0.00 and 0.00 are both zero, and a zero has no sign
         text = text.lstrip("-")
     if text.startswith("-"):
         text = "−" + text[1:]  # a true minus sign
-    elif q.signed and x > 0:
+    elif q.signed and x > 0 and not zero:
         text = "+" + text
     return text + q.suffix
 
@@ -286,6 +296,197 @@ def span(values: Iterable[Any], kind: str | Quantity = "count") -> str:
     return lo if lo == hi else f"{lo}–{hi}"
 
 
+#: The verdict on a difference whose interval includes zero (it may be there; the data do not show it).
+NOT_DISTINGUISHABLE = "not distinguishable from zero"
+
+
+def plural(count: Any, noun: str, plural_noun: str | None = None, kind: str | Quantity = "count") -> str:
+    """A count and its noun, the noun in the singular only when the count as written is 1.
+
+    Parameters
+    ----------
+    count:
+        The number (written by :func:`fmt`, so ``12000`` reads ``12,000``).
+    noun:
+        The noun for one (``"task"``).
+    plural_noun:
+        The noun for any other number (default: ``noun + "s"``).
+    kind:
+        How the number is written.
+
+    Returns
+    -------
+    str
+        ``"1 task"``, ``"0 tasks"``, ``"12,000 tasks"``, ``"1.0 steps"`` (a written
+        ``1.0`` is not one of something). A missing count is ``"– tasks"``.
+    """
+    text = fmt(count, kind)
+    many = plural_noun if plural_noun is not None else noun + "s"
+    return f"{text} {noun if text.lstrip('+−-') == '1' else many}"
+
+
+def interval_text(mean: Any, low: Any, high: Any, kind: str | Quantity = "mean") -> str:
+    """A value with its interval, ``"0.50 (0.40 to 0.60)"``, each end written as the value is.
+
+    Parameters
+    ----------
+    mean, low, high:
+        The estimate and its interval's ends.
+    kind:
+        How the three are written (see :func:`fmt`).
+
+    Returns
+    -------
+    str
+        ``–`` for a missing estimate; ``"0.50 (interval not computable)"`` when an end is missing.
+    """
+    if is_missing(mean):
+        return MISSING
+    if is_missing(low) or is_missing(high):
+        return f"{fmt(mean, kind)} (interval not computable)"
+    return f"{fmt(mean, kind)} ({fmt(low, kind)} to {fmt(high, kind)})"
+
+
+def _zero_width(low: Any, high: Any) -> bool:
+    return not is_missing(low) and not is_missing(high) and math.isclose(float(low), float(high), rel_tol=0.0, abs_tol=1e-12)
+
+
+def verdict(low: Any, high: Any, tasks: int, *, min_tasks: int = 0, noun: str = "task") -> str:
+    """What an interval says of a paired difference over ``tasks`` tasks, in a few words.
+
+    Parameters
+    ----------
+    low, high:
+        The interval's ends.
+    tasks:
+        How many paired tasks it rests on.
+    min_tasks:
+        Below this many tasks the interval is not read at all.
+    noun:
+        What was paired (``"task"``).
+
+    Returns
+    -------
+    str
+        ``"identical on all 44 tasks"`` when both ends are zero (every task's
+        difference is zero), ``"lower"`` or ``"higher"`` when the interval
+        excludes zero, :data:`NOT_DISTINGUISHABLE` when it includes zero,
+        ``"too few tasks (3) to read"`` below ``min_tasks`` and ``"no interval"``
+        when an end is missing.
+    """
+    if tasks < min_tasks:
+        return f"too few {noun}s ({fmt(tasks)}) to read"
+    if is_missing(low) or is_missing(high):
+        return "no interval"
+    if _zero_width(low, high) and math.isclose(float(low), 0.0, abs_tol=1e-12):
+        return f"identical on {'the one ' + noun if tasks == 1 else 'all ' + plural(tasks, noun)}"
+    if float(low) <= 0 <= float(high):
+        return NOT_DISTINGUISHABLE
+    return "lower" if float(high) < 0 else "higher"
+
+
+def effect_phrase(mean: Any, low: Any, high: Any, tasks: int, kind: str | Quantity = "mean", *, unit: str = "",
+                  min_tasks: int = 0, noun: str = "task") -> str:
+    """A paired effect, its interval and its verdict in one short phrase.
+
+    ``n`` is left out (a paragraph states it once) except where it is the
+    finding: an interval of width zero is every task's difference, so
+    ``0.00 (0.00 to 0.00), not distinguishable from zero`` is written
+    ``0.00, identical on all 44 tasks`` and a constant non-zero difference
+    ``+1 step on each of the 16 tasks``.
+
+    Parameters
+    ----------
+    mean, low, high:
+        The mean of the per-task differences and its interval.
+    tasks:
+        How many paired tasks.
+    kind:
+        How the numbers are written (see :func:`fmt`).
+    unit:
+        A noun after the effect, made plural as the effect reads (``"point"``: ``−1 point``, ``−5 points``).
+    min_tasks, noun:
+        See :func:`verdict`.
+
+    Returns
+    -------
+    str
+        ``"−5 points (−11 to +3), not distinguishable from zero"``, ``"−16 points (−30 to −5), lower"``,
+        ``"0 points, identical on all 44 tasks"``; ``–`` for a missing effect.
+    """
+    if is_missing(mean):
+        return MISSING
+
+    def written(value: Any) -> str:
+        return plural(value, unit, kind=kind) if unit else fmt(value, kind)
+
+    said = verdict(low, high, tasks, min_tasks=min_tasks, noun=noun)
+    if said.startswith("identical"):
+        return f"{written(mean)}, {said}"
+    if said != "no interval" and _zero_width(low, high) and tasks >= min_tasks:
+        return f"{written(mean)} on {'the one ' + noun if tasks == 1 else f'each of the {fmt(tasks)} {noun}s'}"
+    if said == "no interval":
+        return f"{written(mean)} (interval not computable)"
+    return f"{written(mean)} ({fmt(low, kind)} to {fmt(high, kind)}), {said}"
+
+
+#: How :func:`grouped_effects` states a verdict after "was": a difference is below or above zero.
+_GROUP_VERDICTS = {NOT_DISTINGUISHABLE: NOT_DISTINGUISHABLE, "lower": "below zero", "higher": "above zero"}
+
+
+def grouped_effects(lead: str, effects: Iterable[tuple[str, Any, Any, Any, int]], kind: str | Quantity = "mean", *,
+                    unit: str = "", min_tasks: int = 0, noun: str = "task", missing: str = "not measured") -> str:
+    """Several models' paired effects in a few short sentences, each verdict said once for the models that share it.
+
+    A chapter that writes ``X, not distinguishable from zero for A; Y, not
+    distinguishable from zero for B`` repeats itself and runs long; a reader
+    wants the verdict once and each model named beside its own number. One
+    sentence per verdict, in the order the models are given: the first starts
+    with ``lead``, the others with "It".
+
+    Parameters
+    ----------
+    lead:
+        The subject of the first sentence, singular (``"the change in pre-failure work from enforcing"``).
+    effects:
+        ``(name, mean, low, high, tasks)`` per model, in the order to name them.
+    kind, unit, min_tasks, noun:
+        As in :func:`effect_phrase`.
+    missing:
+        What a missing effect was (``"not recorded yet"``).
+
+    Returns
+    -------
+    str
+        E.g. ``"The change was not distinguishable from zero for A, −0.02 (−0.04 to 0.00), and B, 0.10 (−0.08 to
+        0.27). It was 0.00 on all 40 tasks for C."``; empty for no effects.
+    """
+    def written(value: Any) -> str:
+        return plural(value, unit, kind=kind) if unit else fmt(value, kind)
+
+    groups: dict[str, list[str]] = {}
+    for name, mean, low, high, tasks in effects:
+        if is_missing(mean):
+            said, item = missing, name
+        elif tasks < min_tasks:
+            said, item = f"not read (only {plural(tasks, noun)})", f"{name}, {written(mean)}"
+        elif is_missing(low) or is_missing(high):
+            said, item = f"not read (too few {noun}s for an interval)", f"{name}, {written(mean)}"
+        elif _zero_width(low, high):  # every task's difference: the value and n are the finding
+            said, item = f"{written(mean)} on {'the one ' + noun if tasks == 1 else 'all ' + plural(tasks, noun)}", name
+        else:
+            said = _GROUP_VERDICTS[verdict(low, high, tasks, noun=noun)]
+            item = f"{name}, {written(mean)} ({fmt(low, kind)} to {fmt(high, kind)})"
+        groups.setdefault(said, []).append(item)
+    sentences: list[str] = []
+    for said, items in groups.items():
+        subject = lead if not sentences else "it"
+        names = items[0] if len(items) == 1 else ", ".join(items[:-1]) + (", and " if "," in items[0] else " and ") + items[-1]
+        sentence = f"{subject} was {said} for {names}."
+        sentences.append(sentence[0].upper() + sentence[1:])
+    return " ".join(sentences)
+
+
 def glue(key: str, value: Any, kind: str | Quantity = "count", *, decimals: int | None = None) -> None:
     """Format ``value`` with :func:`fmt` and glue the text under ``key`` for the page's prose.
 
@@ -333,6 +534,34 @@ def glue_text(key: str, text: str) -> None:
     _glue_text(key, text)
 
 
+def glue_markdown(key: str, text: str) -> None:
+    """Glue a paragraph the library wrote, to be shown as ordinary prose (``{glue:md}`KEY```).
+
+    :func:`glue_text` is for a value or a short phrase, which the page sets in
+    bold; a generated paragraph of several sentences reads better in the
+    page's own type, so it is glued as Markdown.
+
+    Parameters
+    ----------
+    key:
+        The glue key.
+    text:
+        The paragraph, in Markdown.
+
+    Returns
+    -------
+    None
+        Nothing, so a cell ending with it shows no output.
+    """
+    if not isinstance(text, str):
+        raise ParameterError(f"glue_markdown({key!r}, ...) needs a string; got {text!r}")
+    if _in_kernel():
+        from IPython.display import Markdown
+        from myst_nb import glue as myst_glue
+
+        myst_glue(key, Markdown(text), display=False)
+
+
 def glue_texts(texts: Mapping[str, str]) -> None:
     """Glue several sentences or phrases already written, so a notebook glues a finding's words in one line.
 
@@ -353,6 +582,9 @@ def glue_texts(texts: Mapping[str, str]) -> None:
 def glue_all(values: Mapping[str, tuple[Any, str | Quantity] | Any]) -> None:
     """Glue several values: ``{"key": (value, kind)}`` or ``{"key": value}`` (a count).
 
+    A text of the kind :data:`MARKDOWN` (sentences the library wrote) is glued
+    by :func:`glue_markdown`, for ``{glue:md}`` in the page's own type.
+
     Parameters
     ----------
     values : mapping
@@ -363,8 +595,12 @@ def glue_all(values: Mapping[str, tuple[Any, str | Quantity] | Any]) -> None:
     None
         Nothing (see :func:`written` for the texts).
     """
+    kinds = {key: item[1] if isinstance(item, tuple) and len(item) == 2 else "count" for key, item in values.items()}
     for key, text in written(values).items():
-        _glue_text(key, text)
+        if kinds[key] == MARKDOWN:
+            glue_markdown(key, text)
+        else:
+            _glue_text(key, text)
 
 
 def written(values: Mapping[str, tuple[Any, str | Quantity] | Any]) -> dict[str, str]:
@@ -432,21 +668,29 @@ def _is_bool(value: Any) -> bool:
 
 
 __all__ = [
+    "MARKDOWN",
     "MISSING",
+    "NOT_DISTINGUISHABLE",
     "QUANTITIES",
     "Quantity",
+    "effect_phrase",
     "fmt",
     "glue",
     "glue_all",
     "glue_figure",
+    "glue_markdown",
     "glue_text",
     "glue_texts",
+    "grouped_effects",
+    "interval_text",
     "is_missing",
     "listing",
     "plain_words",
+    "plural",
     "quantity",
     "range_text",
     "span",
+    "verdict",
     "words",
     "written",
 ]

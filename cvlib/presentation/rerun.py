@@ -8,11 +8,23 @@ runs: it reads the command from the executed chapter, runs it verbatim from
 the repository root, and checks that the named value moved the way the
 sentence says. The command writes into ``_runs/`` (ignored by git),
 so a rerun never leaves a notebook where the book would read it.
+
+A command longer than the text column (:data:`COLUMN_CHARS`) is printed one
+option per line, each line but the last ending in `` \\``, so it still runs
+when pasted and never needs a sideways scroll or a soft wrap. Beside it the
+page says how long it takes on two cores: the rerun test measured it, alone on
+an otherwise idle two-core machine, and wrote the seconds to
+:data:`TIMES_FILE` (``CVBOOK_RECORD_COMMAND_TIMES=1 .venv/bin/python -m pytest
+tests/presentation/test_rerun_commands.py -p no:cacheprovider``); the page
+states that time rounded up (:func:`stated_seconds`), and the test fails when a
+run takes more than :data:`TIME_MARGIN` times the stated time.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
+import math
 import shlex
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -20,12 +32,19 @@ from numbers import Real
 from typing import Any, Literal
 
 from cvlib.core.errors import ParameterError
+from cvlib.presentation.formatting import fmt
 
 Direction = Literal["rises", "falls", "changes"]
 _DIRECTIONS = ("rises", "falls", "changes")
 
 #: Folder the printed commands write into (kept in the repository by its own .gitignore).
 RUNS = "_runs"
+#: The longest command line printed whole (the text column's code block at 1280 px holds 78 characters).
+COLUMN_CHARS = 76
+#: The committed record of each chapter's printed commands and the seconds they took, relative to data/.
+TIMES_FILE = ("benchmarks", "command_times.json")
+#: How far over its stated time a printed command may run before the rerun test fails (a busy machine's slack).
+TIME_MARGIN = 1.5
 
 
 @dataclass(frozen=True)
@@ -85,6 +104,8 @@ class Rerun:
     note: str = ""
     before: tuple[str, ...] = ()
     yaml: bool = False
+    first: str = ""
+    seconds: float | None = None
 
     def __post_init__(self) -> None:
         if not self.changes:
@@ -106,13 +127,31 @@ class Rerun:
     @property
     def command(self) -> str:
         """The papermill command, to be run from the repository root."""
-        args = ["papermill", self.notebook, self.output]
+        return " ".join(word for group in self._groups() for word in group)
+
+    def _groups(self) -> list[list[str]]:
+        """The papermill command's words, grouped as it is printed when too long: the program, then one option each."""
+        groups = [["papermill", self.notebook, self.output]]
         for name, value in (*self.keep.items(), *self.changes.items()):
             if self.yaml and isinstance(value, (list, tuple, Mapping)):
-                args += ["-y", shlex.quote(f"{name}: {prose_value(value, quoted=True)}")]
+                groups.append(["-y", shlex.quote(f"{name}: {prose_value(value, quoted=True)}")])
             else:
-                args += ["-p", name, shell_value(value)]
-        return " ".join(args)
+                groups.append(["-p", name, shell_value(value)])
+        return groups
+
+    @property
+    def printed(self) -> str:
+        """The block as the page prints it, each command on one line if it fits the column, else one option a line."""
+        lines: list[str] = []
+        for command in self.before:
+            lines += wrapped(command)
+        lines += _wrapped_groups(self._groups())
+        return "\n".join(lines)
+
+    @property
+    def stated_seconds(self) -> int | None:
+        """The time the page states for the block (the measured time rounded up), or None when none was measured."""
+        return None if self.seconds is None else stated_seconds(self.seconds)
 
     @property
     def commands(self) -> tuple[str, ...]:
@@ -136,16 +175,18 @@ class Rerun:
             [f"`{k}` {prose_value(v)} instead of {prose_value(self.current[k])}" for k, v in self.changes.items()]
         )
         e = self.expect
-        shown = prose_value(e.now) + (f" {e.unit}" if e.unit else "")
+        shown = _number(e.now) + (f" {e.unit}" if e.unit else "")
         verb = {"rises": "rises above", "falls": "falls below", "changes": "is no longer"}[e.moves]
         return f"With {changed}, {e.what} {verb} the {shown} shown on this page."
 
     def markdown(self) -> str:
-        """The rendered section body: where to run it, the command, the sentence."""
+        """The rendered section body: what to install, where to run it, the command, its time, the sentence."""
+        took = "" if self.stated_seconds is None else f" It takes about {duration(self.stated_seconds)} on two cores."
         parts = [
+            *([self.first] if self.first else []),
             "From the repository root, with the project's tools on your `PATH` (`source .venv/bin/activate`):",
-            "```bash\n" + "\n".join(self.commands) + "\n```",
-            f"{self.sentence} The executed notebook is written to `{self.output}`.",
+            "```bash\n" + self.printed + "\n```",
+            f"{self.sentence}{took} The executed notebook is written to `{self.output}`.",
         ]
         if self.note:
             parts.append(self.note)
@@ -163,12 +204,13 @@ class Rerun:
                     "moves": e.moves,
                     "now": plain(e.now),
                     "already_applied": self.already_applied,
+                    "stated_seconds": self.stated_seconds,
                 }
             }
         }
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> tuple[dict[str, str], dict[str, Any]]:
-        return {"text/markdown": self.markdown(), "text/plain": "\n".join(self.commands)}, self.metadata()
+        return {"text/markdown": self.markdown(), "text/plain": self.printed}, self.metadata()
 
 
 def run_it_yourself(
@@ -182,6 +224,7 @@ def run_it_yourself(
     note: str = "",
     before: Sequence[str] = (),
     yaml: bool = False,
+    first: str = "",
 ) -> Rerun:
     """The "Run it yourself" block of a chapter, to display as the last output of its cell.
 
@@ -207,13 +250,143 @@ def run_it_yourself(
     yaml
         Write list and mapping changes as ``-y 'NAME: [..]'`` instead of
         ``-p NAME '[..]'`` (both work; see :mod:`cvlib.presentation.parameters`).
+    first
+        A sentence of Markdown printed above the block: what to install before
+        running it (a model chapter's "``bash scripts/install_models.sh --all``,
+        about 470 MB").
 
     Returns
     -------
     Rerun
-        Renders as Markdown in a notebook; ``.command`` is the shell command.
+        Renders as Markdown in a notebook; ``.command`` is the shell command,
+        ``.printed`` the block as printed. Its time on two cores is the one
+        :data:`TIMES_FILE` records for exactly these commands (none when the
+        commands changed since it was measured).
     """
-    return Rerun(chapter, dict(changes), dict(current), expect, source, dict(keep or {}), note, tuple(before), yaml)
+    made = Rerun(chapter, dict(changes), dict(current), expect, source, dict(keep or {}), note, tuple(before), yaml,
+                 first)
+    seconds = recorded_seconds(chapter, made.commands)
+    return made if seconds is None else dataclasses.replace(made, seconds=seconds)
+
+
+def recorded_seconds(chapter: str, commands: Sequence[str], times: Mapping[str, Any] | None = None) -> float | None:
+    """The seconds the rerun test measured for a chapter's block, if it measured exactly these commands.
+
+    Parameters
+    ----------
+    chapter : str
+        The chapter's name.
+    commands : sequence of str
+        The block's commands, unwrapped (:attr:`Rerun.commands`).
+    times : mapping, optional
+        The record (default: :data:`TIMES_FILE` as committed).
+
+    Returns
+    -------
+    float or None
+        None when the chapter has no record or its recorded commands differ:
+        a time measured for another command is not this one's.
+    """
+    record = load_times() if times is None else times
+    entry = record.get("chapters", {}).get(chapter)
+    if entry is None or list(entry.get("commands", [])) != list(commands):
+        return None
+    return float(entry["seconds"])
+
+
+def load_times() -> dict[str, Any]:
+    """The committed record of printed commands' times (:data:`TIMES_FILE`), empty when there is none.
+
+    Returns
+    -------
+    dict
+        ``{"cores": 2, "chapters": {NAME: {"commands": [...], "seconds": S}}}``.
+    """
+    from cvlib.repository import data_path
+
+    path = data_path(*TIMES_FILE)
+    if not path.is_file():
+        return {"chapters": {}}
+    record: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    return record
+
+
+def stated_seconds(seconds: float) -> int:
+    """A measured time as the page states it, rounded up: to 5 s under a minute, 15 s under five, else a minute.
+
+    Parameters
+    ----------
+    seconds : float
+        The measured time.
+
+    Returns
+    -------
+    int
+        Whole seconds, never under 5.
+    """
+    step = 5 if seconds < 60 else 15 if seconds < 300 else 60
+    return max(5, step * math.ceil(seconds / step))
+
+
+def duration(seconds: int) -> str:
+    """Whole seconds as a reader reads them: "25 s", "1 min 30 s", "4 min".
+
+    Parameters
+    ----------
+    seconds : int
+        A duration.
+
+    Returns
+    -------
+    str
+    """
+    minutes, rest = divmod(int(seconds), 60)
+    if not minutes:
+        return f"{rest} s"
+    return f"{minutes} min" + (f" {rest} s" if rest else "")
+
+
+def wrapped(command: str, width: int = COLUMN_CHARS) -> list[str]:
+    """A shell command as printed: one line if it fits ``width``, else one option (with its values) a line.
+
+    Parameters
+    ----------
+    command : str
+        One shell command.
+    width : int
+        The longest line printed whole.
+
+    Returns
+    -------
+    list of str
+        The lines; all but the last end in `` \\``, so pasted into a shell
+        they are the same command. A command with shell operators is left whole.
+    """
+    if len(command) <= width or any(c in command for c in "&|;<>()$`\n"):
+        return [command]  # a pipeline or redirection stays as written: only plain options are split
+    words = shlex.split(command)
+    groups: list[list[str]] = [[]]
+    for word in words:
+        if word.startswith("-") and groups[-1]:
+            groups.append([])
+        groups[-1].append(shlex.quote(word))
+    return _wrapped_groups(groups, width)
+
+
+def _wrapped_groups(groups: Sequence[Sequence[str]], width: int = COLUMN_CHARS) -> list[str]:
+    """Groups of shell words as printed lines: all on one if it fits, else a group a line (split further if long)."""
+    whole = " ".join(word for group in groups for word in group)
+    if len(whole) <= width:
+        return [whole]
+    lines: list[str] = []
+    for k, group in enumerate(groups):
+        indent = "" if k == 0 else "  "
+        text = indent + " ".join(group)
+        if len(text) > width - 2 and len(group) > 1:
+            lines += [indent + group[0], *("  " + word for word in group[1:])]
+        else:
+            lines.append(text)
+    return [line + " \\" for line in lines[:-1]] + [lines[-1]]
 
 
 def shell_value(value: Any) -> str:
@@ -261,6 +434,15 @@ def prose_value(value: Any, quoted: bool = False) -> str:
     if isinstance(value, float):
         return f"{value:.4g}"
     return str(value)
+
+
+def _number(value: Any) -> str:
+    """A value the page shows, as its prose writes it: a whole number with thousands separators (``1,000,000``)."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        return fmt(value)
+    if isinstance(value, float) and abs(value) >= 10_000:
+        return fmt(value)
+    return prose_value(value)
 
 
 def _and(parts: Sequence[str]) -> str:

@@ -10,6 +10,8 @@ should be able to rely on:
 * text of at least :data:`MIN_FONT_PT` points at that size;
 * SVG output in the notebooks (crisp at any zoom, exact in size), with a
   fixed hash salt and no date so the same data gives the same bytes;
+* a second, narrow SVG of every figure beside it, panels stacked and legend
+  below, which the page shows on a phone (:mod:`cvlib.presentation.narrow_figures`);
 * the same colour for an executor on every page: the article's two keep
   :data:`PALETTE`'s, ``timestamp_only`` and any other policy get one of
   :data:`EXECUTOR_COLOURS` chosen from its name (:func:`policy_colours`), and
@@ -28,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from cvlib.core.errors import ParameterError
 from cvlib.core.executors import policies as registered_policies
+from cvlib.presentation.narrow_figures import NARROW_WIDTH_IN, narrow_layout, show_narrow_layouts
 
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.figure import Figure
@@ -177,6 +180,7 @@ def set_style() -> None:
         # bbox_inches=None keeps the figure exactly COLUMN_WIDTH_IN wide (constrained layout
         # keeps everything inside it); no date, so the SVG is the same on every run.
         set_matplotlib_formats("svg", bbox_inches=None, metadata={"Date": None})
+        show_narrow_layouts(shell)  # and each figure again, laid out for a phone (the page picks one)
 
 
 def new_figure(
@@ -249,12 +253,16 @@ def legend_below(fig: Figure, handles: Iterable[Any], labels: Iterable[str] | No
     return fig.legend(handles, labels, loc="outside lower center", ncols=ncols, frameon=False)
 
 
-def figure_problems(fig: Figure, *, width: float = COLUMN_WIDTH_IN, min_font: float = MIN_FONT_PT) -> list[str]:
-    """What a reader would find wrong with a figure at its natural size; empty when nothing is.
+def figure_problems(
+    fig: Figure, *, width: float = COLUMN_WIDTH_IN, min_font: float = MIN_FONT_PT, narrow: bool = True
+) -> list[str]:
+    """What a reader would find wrong with a figure at its natural size, or on a phone; empty when nothing is.
 
     Checks that the figure is no wider than the text column, that every
     visible text is at least ``min_font`` points, that no two texts overlap,
-    and that no text reaches outside the figure.
+    and that no text reaches outside the figure; then the same of the layout a
+    phone shows (:func:`cvlib.presentation.narrow_figures.narrow_layout`),
+    :data:`~cvlib.presentation.narrow_figures.NARROW_WIDTH_IN` wide.
 
     Parameters
     ----------
@@ -264,6 +272,8 @@ def figure_problems(fig: Figure, *, width: float = COLUMN_WIDTH_IN, min_font: fl
         The widest the figure may be, in inches.
     min_font:
         The smallest font size allowed, in points.
+    narrow:
+        Also check the figure's narrow layout (its problems start "narrow layout:").
 
     Returns
     -------
@@ -293,6 +303,10 @@ def figure_problems(fig: Figure, *, width: float = COLUMN_WIDTH_IN, min_font: fl
         for b, box_b in boxes[i + 1 :]:
             if box_a.overlaps(box_b):
                 problems.append(f"texts {a.get_text()!r} and {b.get_text()!r} overlap")
+    if narrow:
+        phone = narrow_layout(fig)
+        problems += [f"narrow layout: {p}" for p in figure_problems(phone, width=NARROW_WIDTH_IN, min_font=min_font,
+                                                                    narrow=False)]
     return problems
 
 

@@ -39,6 +39,40 @@ if TYPE_CHECKING:  # pragma: no cover
 
 #: Tables with more rows than this are folded into a dropdown.
 COLLAPSE_AFTER = 12
+#: A word longer than this may break after its dots, underscores and slashes on a wide screen.
+LONG_WORD = 18
+_LONG_WORD = re.compile(rf"[^\s]{{{LONG_WORD + 1},}}")
+
+
+def breakable(text: str) -> str:
+    """A cell's text as HTML, each long dotted or snake_case word marked where a wide screen may break it.
+
+    On a desktop a table must fit the text column, and a name such as
+    ``werkzeug.sansio.request.Request.host`` is the widest thing in its column.
+    After each ``.``, ``_``, ``/`` and ``::`` of a word longer than :data:`LONG_WORD`
+    characters goes an empty ``<span class="cvbr">``, which ``cvbook.css``
+    turns into a break opportunity above 672 px only: on a phone the table
+    scrolls sideways instead, its words whole.
+
+    Parameters
+    ----------
+    text : str
+        The cell's text.
+
+    Returns
+    -------
+    str
+        Escaped HTML.
+    """
+    def mark(match: re.Match[str]) -> str:
+        word = html.escape(match.group(0))
+        return re.sub(r"([._/:])(?=[^._/:])", r'\1<span class="cvbr"></span>', word)
+
+    out, last = [], 0
+    for match in _LONG_WORD.finditer(text):
+        out += [html.escape(text[last:match.start()]), mark(match)]
+        last = match.end()
+    return "".join([*out, html.escape(text[last:])])
 
 _Format = str | Quantity | Callable[[Any], str]  # a column's format
 
@@ -84,10 +118,10 @@ class Table:
         if self.caption:
             parts.append(f"<caption>{html.escape(self.caption)}</caption>")
         parts.append("<thead><tr>")
-        parts += [f'<th{_align(n)}>{html.escape(h)}</th>' for h, n in zip(self.header, numeric)]
+        parts += [f'<th{_align(n)}>{breakable(h)}</th>' for h, n in zip(self.header, numeric)]
         parts.append("</tr></thead><tbody>")
         for row in self.rows:
-            parts.append("<tr>" + "".join(f"<td{_align(n)}>{html.escape(c)}</td>" for c, n in zip(row, numeric)) + "</tr>")
+            parts.append("<tr>" + "".join(f"<td{_align(n)}>{breakable(c)}</td>" for c, n in zip(row, numeric)) + "</tr>")
         parts.append("</tbody></table>")
         body = "".join(parts)
         if not self.collapsed:

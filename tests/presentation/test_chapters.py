@@ -13,7 +13,7 @@ from cvlib.presentation import chapters
 def test_version_line_names_python_cvlib_and_the_default_packages() -> None:
     line = chapters.version_line()
     assert line == (
-        f"Computed with Python {platform.python_version()}, cvlib {metadata.version('cvlib')}, "
+        f"Computed with Python {platform.python_version()}, cvlib {metadata.version('cvbook')}, "
         f"pandas {metadata.version('pandas')}, matplotlib {metadata.version('matplotlib')}"
     )
 

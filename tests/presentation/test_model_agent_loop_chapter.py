@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 from pathlib import Path
 
@@ -13,6 +14,7 @@ from _scripted_models import FollowsTheRule, opened_as  # noqa: E402
 
 from cvlib.experiments.agent_study import design  # noqa: E402
 from cvlib.experiments.agent_study.design import record_study, study_tasks  # noqa: E402
+from cvlib.presentation._study_models import CONTINUED  # noqa: E402
 from cvlib.presentation.chapters import model_agent_loop as chapter  # noqa: E402
 from cvlib.presentation.formatting import written  # noqa: E402
 
@@ -117,3 +119,29 @@ def test_the_prompts_are_shown_whole_for_every_arm(sources) -> None:
     assert shown["told"].startswith("[system]") and "Rule: do not EXECUTE" in shown["told"]
     assert "Rule: do not EXECUTE" not in shown["labelled"]
     assert chapter.conversations(sources, "qwen2.5-coder-1.5b") == {}
+
+
+def test_no_glued_phrase_writes_a_zero_width_interval_as_an_interval(study, sources) -> None:
+    for key, text in written(chapter.chapter_values(study, sources, "smollm2-135m")).items():
+        assert "0.00 (0.00 to 0.00)" not in text and "(0 to 0)" not in text, (key, text)
+
+
+def test_the_prompts_show_the_shared_turn_once_and_fold_each_whole_conversation(sources) -> None:
+    shown = chapter.prompts_markdown(sources, "smollm2-135m")
+    whole = chapter.conversations(sources, "smollm2-135m")
+    system = whole["told"].split("\n\n")[0]
+    assert shown.count("The system turn, the same in every arm") == 1
+    assert shown.count("<details") == 4 and shown.count("</details>") == 4
+    assert "+ Rule: do not EXECUTE" in shown  # the told arm's difference from the labelled one
+    assert "`enforced`**: the same prompt as `told`, byte for byte" in shown
+    blocks = re.findall(r"```text\n(.*?)\n```", shown, flags=re.S)
+    assert blocks and all(len(line) <= 76 for block in blocks for line in block.splitlines())
+    assert " ".join(system.split()[1:]) in " ".join(shown.replace(CONTINUED, "").split())  # wrapped, not cut
+    assert chapter.prompts_markdown(sources, "qwen2.5-coder-1.5b") == "No stale-fact task of this recording is whole yet."
+
+
+def test_the_predictions_table_is_folded_behind_its_verdict_counts(study) -> None:
+    made = chapter.verdict_table(study, list(chapter.MODELS))
+    assert made.collapsed == (len(made.rows) > 12)
+    total = sum(int(n) for n in re.findall(r": (\d+)", made.summary or ""))
+    assert total == len(made.rows)

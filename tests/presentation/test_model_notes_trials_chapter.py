@@ -66,7 +66,7 @@ def test_glued_values_say_not_recorded_yet_and_are_deterministic(study, sources)
     values = chapter.chapter_values(study, TASKS, len(REFUTATIONS), "qwen2.5-coder-0.5b")
     assert values["MN_tasks"] == (6, "count") and values["MN_preregistration"][0] == chapter.PREREGISTRATION_COMMIT
     assert values["MN_q15_finding"][0] == f"Qwen2.5-Coder-1.5B: {NOT_RECORDED}"
-    assert values["MN_q05_refute"][0].startswith("−100 points") and "6 tasks" in values["MN_q05_refute"][0]
+    assert values["MN_q05_refute"][0] == "−100 points on each of the 6 tasks"  # every task's difference, so n is said
     assert values["MN_gate_withheld"][0] + values["MN_gate_shown"][0] == len(TASKS)
     assert NOT_RECORDED in values["MN_NP4"][0]
     again = chapter.read_study(sources, TASKS, EFFECTS, ROOT / "data" / "code_history", DATA / "notes_audit.csv")
@@ -87,3 +87,33 @@ def test_a_difference_of_one_point_is_singular() -> None:
     assert _points(0.01, 0.0, 0.1).startswith("+1 point (")
     assert _points(-0.11, -0.2, 0.0).startswith("−11 points (")
     assert _points(0.0, 0.0, 0.0) == "0 points (0 to 0)"
+
+
+def test_no_glued_phrase_writes_a_zero_width_interval_as_an_interval(study) -> None:
+    texts = written(chapter.chapter_values(study, TASKS, len(REFUTATIONS), "qwen2.5-coder-0.5b"))
+    for key, text in texts.items():
+        assert "(0 to 0)" not in text and "0.00 to 0.00" not in text, (key, text)
+        assert "tasks tasks" not in text and " 1 tasks" not in text, (key, text)
+
+
+def test_long_tables_fold_behind_a_summary_and_no_header_is_a_raw_name(study) -> None:
+    for made in (chapter.effects_table(study), chapter.contrasts_table(study), chapter.kinds_table(study),
+                 chapter.predictions_table(study), chapter.trials_table(study)):
+        assert made.summary and made.collapsed == (len(made.rows) > 12), made.summary
+        assert not [h for h in made.header if "_" in h], made.header
+
+
+def test_the_printed_prompts_fit_the_column_and_mark_each_wrapped_line() -> None:
+    import re
+
+    from cvlib.presentation._study_models import CONTINUED, prompt_block
+
+    long = "    x = call(" + ", ".join(f"argument_{k}" for k in range(12)) + ")"
+    shown = prompt_block(f"short line\n{long}\n```python\nend\n```")
+    body = re.search(r"^(`{4,})text\n(.*)\n\1$", shown, flags=re.S)
+    assert body, shown  # a longer fence than the one inside
+    lines = body.group(2).splitlines()
+    assert lines[0] == "short line" and all(len(line) <= 76 for line in lines)
+    assert lines[2].startswith("    " + CONTINUED)  # the indentation kept, the continuation marked
+    assert len(lines[1:-3]) > 1 and all(line.startswith("    " + CONTINUED) for line in lines[2:-3])
+    assert " ".join(line.strip().removeprefix(CONTINUED) for line in lines[1:-3]) == long.strip()

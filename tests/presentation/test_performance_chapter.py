@@ -91,7 +91,7 @@ def test_the_chain_is_one_number_in_prose_and_table(record: dict) -> None:
 
     texts = written(chapter.glued(record))
     speed = perf.speed_table(record)
-    largest = speed.loc[speed.index == perf.CASE_NAMES["chain"], "cvlib, CPU (ms)"].iloc[-1]
+    largest = speed.loc[speed.index == perf.CASE_NAMES["chain"], "cvlib (ms)"].iloc[-1]
     assert texts["perf_chain_largest_cpu"] == texts["perf_chain_job_ms"] == largest
 
 
@@ -115,7 +115,7 @@ def test_the_tables_show_the_records_numbers(record: dict) -> None:
 
     speed = perf.speed_table(record)
     assert len(speed) == len(record["cases"])
-    assert speed["cvlib, CPU (ms)"].tolist() == [shown(r, r["fast"]["cpu_median_s"]) for r in record["cases"]]
+    assert speed["cvlib (ms)"].tolist() == [shown(r, r["fast"]["cpu_median_s"]) for r in record["cases"]]
     memory = record["memory"]
     expected = perf.BUSY_TEXT if perf.is_busy(record, memory) else fmt(memory["fast"]["peak_mib"], "mib")
     assert perf.memory_table(record)["peak memory"].iloc[1] == expected
@@ -181,3 +181,31 @@ def test_the_recorded_run_is_dated_and_placed() -> None:
     assert report.recorded_histogram_table(largest)["plans"].sum() == largest["plans"]
     with pytest.raises(ParameterError, match="cannot read the recorded run"):
         report.load_recorded_run(LARGEST.with_name("nope.json"))
+
+
+def test_the_chapter_names_what_the_record_measured_in_words_a_reader_uses(record: dict) -> None:
+    """No code names (``single_runs``, ``true_note``, GGUF files), no ``thread(s)``, no range with equal ends."""
+    speed = perf.speed_table(record)
+    assert not [name for name in speed.index if "_" in name]
+    targets = chapter.target_table(record)
+    assert not set(targets.index) & set(record.get("verdicts") or {})  # every target named, none by its key
+    values = chapter.glue_values(record)
+    stems = record.get("models", {}).get("models", [])
+    for stem in stems:
+        assert perf.model_name({"model": stem}) in values["perf_models"]
+    models = perf.model_table(record)
+    if models is not None:
+        shown = " ".join([*models.index, *models.astype(str).to_numpy().ravel()])
+        assert ".gguf" not in shown and "_" not in shown
+    said = values["perf_model_summary"]
+    assert "(s)" not in said and "_" not in said and ".gguf" not in said
+    assert not [m for m in re.finditer(r"(\d[\d.,]*)–(\d[\d.,]*)", said) if m.group(1) == m.group(2)]
+    from cvlib.presentation.formatting import written
+
+    assert not [text for text in written(chapter.glued(record)).values() if re.search(r"\d{5,}", text)]
+
+
+def test_a_bundled_model_file_is_named_as_the_pages_name_it() -> None:
+    assert perf.model_name({"model": "qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"}) == "Qwen2.5-Coder-1.5B"
+    assert perf.model_name({"model": "SmolLM2-135M-Instruct.Q4_1.gguf"}) == "SmolLM2-135M"
+    assert perf.model_name({"model": "/models/my-own.gguf"}) == "my-own"

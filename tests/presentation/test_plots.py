@@ -27,6 +27,7 @@ from cvlib.experiments.article import run_row  # noqa: E402
 from cvlib.presentation import extension_figures as xfig  # noqa: E402
 from cvlib.presentation import figures as plots  # noqa: E402
 from cvlib.presentation import style  # noqa: E402
+from cvlib.presentation.narrow_figures import NARROW_WIDTH_IN, narrow_layout  # noqa: E402
 
 
 @pytest.fixture(autouse=True)
@@ -46,6 +47,7 @@ def _ok(fig: Figure) -> Figure:
     problems = style.figure_problems(fig)
     assert not problems, "\n".join(problems)
     assert fig.get_size_inches()[0] == pytest.approx(style.COLUMN_WIDTH_IN)
+    assert narrow_layout(fig).get_size_inches()[0] == pytest.approx(NARROW_WIDTH_IN)
     return fig
 
 

@@ -167,7 +167,7 @@ def test_rerun_renders_command_sentence_and_metadata():
     assert "source .venv/bin/activate" in data["text/markdown"]
     assert meta["cvbook"]["rerun"] == {
         "commands": [r.command], "output": "_runs/value_change.ipynb", "key": "A_baseline_pfw",
-        "moves": "rises", "now": 2, "already_applied": False,
+        "moves": "rises", "now": 2, "already_applied": False, "stated_seconds": r.stated_seconds,
     }
     json.dumps(meta)  # storable in the notebook
 

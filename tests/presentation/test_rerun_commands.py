@@ -14,6 +14,18 @@ The commands run two at a time (the machine the book is built on has two
 cores), the slowest first; they change cheap parameters, except the
 Performance chapter's, which re-measures the benchmark suite because that is
 what rerunning that chapter means.
+
+Each block's time is measured as it runs, and the page states it ("about 25 s
+on two cores"): a run that takes more than
+:data:`cvlib.presentation.rerun.TIME_MARGIN` times the stated time fails. The
+stated times come from ``data/benchmarks/command_times.json``, which this test
+writes when asked to; refresh it after changing a printed command, on an
+otherwise idle two-core machine, then re-execute the chapters::
+
+    CVBOOK_RECORD_COMMAND_TIMES=1 .venv/bin/python -m pytest tests/presentation/test_rerun_commands.py -p no:cacheprovider
+    bash scripts/book.sh --only NAME ...
+
+While recording, the blocks run one at a time, each with both cores to itself.
 """
 
 from __future__ import annotations
@@ -32,11 +44,12 @@ from typing import Any
 
 import pytest
 
-from cvlib.presentation.rerun import Expectation
+from cvlib.presentation.rerun import COLUMN_CHARS, TIME_MARGIN, TIMES_FILE, Expectation, duration, stated_seconds
 
 ROOT = Path(__file__).resolve().parents[2]
 CHAPTERS = ROOT / "book" / "chapters"
 BIN = Path(sys.executable).parent
+RECORD = os.environ.get("CVBOOK_RECORD_COMMAND_TIMES") == "1"
 
 pytestmark = pytest.mark.slow
 
@@ -101,6 +114,8 @@ class Printed:
     moves: str
     now: Any
     markdown: str
+    block: str
+    stated_seconds: int | None
 
 
 def printed(chapter: str) -> Printed:
@@ -117,12 +132,30 @@ def printed(chapter: str) -> Printed:
     meta, markdown = found[0]
     blocks = re.findall(r"```bash\n(.*?)```", markdown, flags=re.S)
     assert len(blocks) == 1, f"{chapter}: the block shows {len(blocks)} bash blocks"
-    commands = tuple(line for line in blocks[0].splitlines() if line.strip())
+    commands = tuple(" ".join(line.strip() for line in command.split(" \\\n")) for command in logical_lines(blocks[0]))
     assert commands == tuple(meta["commands"]), f"{chapter}: the metadata's commands are not the printed ones"
-    return Printed(chapter, commands, meta["output"], meta["key"], meta["moves"], meta["now"], markdown)
+    return Printed(chapter, commands, meta["output"], meta["key"], meta["moves"], meta["now"], markdown, blocks[0],
+                   meta.get("stated_seconds"))
+
+
+def logical_lines(block: str) -> list[str]:
+    """The commands of a printed block, each with its continuation lines (those after a line ending in `` \\``)."""
+    commands: list[str] = []
+    continued = False
+    for line in block.splitlines():
+        if not line.strip():
+            continue
+        if continued:
+            commands[-1] += "\n" + line
+        else:
+            commands.append(line)
+        continued = line.endswith(" \\")
+    return commands
 
 
 CHAPTER_NAMES = _toc_chapters()
+#: The tests that need the printed blocks run (their selected chapters are run once, for both).
+RUNNING_TESTS = ("test_printed_command_runs_and_moves_the_named_value", "test_printed_command_finishes_within_its_stated_time")
 #: Run first: the block re-measures the benchmark suite.
 SLOW_FIRST = ("performance",)
 
@@ -136,20 +169,40 @@ def reruns(request: pytest.FixtureRequest) -> dict[str, tuple[Printed, subproces
     selected = {
         item.callspec.params["chapter"]
         for item in request.session.items
-        if getattr(item, "originalname", "") == "test_printed_command_runs_and_moves_the_named_value"
+        if getattr(item, "originalname", "") in RUNNING_TESTS
     }
     blocks = {name: printed(name) for name in CHAPTER_NAMES if name in selected}
 
     def run(block: Printed) -> tuple[Printed, subprocess.CompletedProcess, float]:
         (ROOT / block.output).unlink(missing_ok=True)
         started = time.perf_counter()
-        script = "set -euo pipefail\n" + "\n".join(block.commands) + "\n"
+        script = "set -euo pipefail\n" + block.block  # the block as printed, continuation lines and all
         result = subprocess.run(["bash", "-c", script], cwd=ROOT, env=env, capture_output=True, text=True)
         return block, result, time.perf_counter() - started
 
     order = sorted(blocks.values(), key=lambda b: b.chapter not in SLOW_FIRST)
-    with concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
-        return {block.chapter: (block, result, seconds) for block, result, seconds in pool.map(run, order)}
+    with concurrent.futures.ThreadPoolExecutor(max_workers=1 if RECORD else 2) as pool:
+        ran = {block.chapter: (block, result, seconds) for block, result, seconds in pool.map(run, order)}
+    if RECORD:
+        record_times({name: (block.commands, seconds) for name, (block, result, seconds) in ran.items()
+                      if result.returncode == 0})
+    return ran
+
+
+def record_times(measured: dict[str, tuple[tuple[str, ...], float]]) -> None:
+    """Write the measured seconds into the committed record, keeping the chapters not run this time."""
+    path = ROOT / "data" / Path(*TIMES_FILE)
+    record = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+    chapters = record.get("chapters", {})
+    for name, (commands, seconds) in measured.items():
+        chapters[name] = {"commands": list(commands), "seconds": round(seconds, 1)}
+    record = {
+        "about": "Seconds each chapter's printed 'Run it yourself' block took, run alone by "
+                 "tests/presentation/test_rerun_commands.py with CVBOOK_RECORD_COMMAND_TIMES=1 on a two-core machine.",
+        "cores": os.cpu_count(),
+        "chapters": dict(sorted(chapters.items())),
+    }
+    path.write_text(json.dumps(record, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
 
 
 def test_every_chapter_prints_a_rerun_block():
@@ -182,6 +235,47 @@ def test_printed_command_runs_and_moves_the_named_value(chapter, reruns):
     assert expectation.holds(shown[block.key], rerun[block.key]), (
         f"{chapter}: the sentence says {block.key} {block.moves} from {shown[block.key]!r}; the rerun gave {rerun[block.key]!r}"
     )
+
+
+@pytest.mark.parametrize("chapter", CHAPTER_NAMES)
+def test_printed_command_finishes_within_its_stated_time(chapter, reruns):
+    block, result, seconds = reruns[chapter]
+    if RECORD:
+        pytest.skip("recording the times: the page states them once the chapter is executed again")
+    assert block.stated_seconds is not None, (
+        f"{chapter}: the page states no time for its command (not measured, or measured for another command): "
+        "record the times (see this module's docstring) and execute the chapter again"
+    )
+    assert result.returncode == 0 and seconds <= TIME_MARGIN * block.stated_seconds, (
+        f"{chapter}: the page says about {block.stated_seconds} s on two cores; this run took {seconds:.0f} s "
+        f"(allowed: {TIME_MARGIN:g} times the stated time)"
+    )
+    assert f"It takes about {duration(block.stated_seconds)} on two cores." in block.markdown
+
+
+def test_the_stated_time_rounds_the_measured_one_up():
+    assert [stated_seconds(s) for s in (0.4, 12.0, 25.0, 61.0, 299.0, 301.0)] == [5, 15, 25, 75, 300, 360]
+
+
+def test_a_long_printed_command_is_one_option_a_line_and_runs_as_printed(tmp_path):
+    from cvlib.presentation.rerun import Expectation as Expect
+    from cvlib.presentation.rerun import run_it_yourself
+
+    block = run_it_yourself("depth_chain", {"depths": [1, 2, 4], "seed": 3}, current={"depths": [1], "seed": 0},
+                            expect=Expect("D1_depths", "the depths", "1", "changes"), source="depth_chain",
+                            keep={"change_tick": 1})
+    lines = block.printed.splitlines()
+    assert len(lines) > 1 and all(len(line) <= COLUMN_CHARS for line in lines)
+    assert all(line.endswith(" \\") for line in lines[:-1]) and not lines[-1].endswith("\\")
+    echoed = subprocess.run(["bash", "-c", block.printed.replace("papermill ", "printf '%s\\n' ", 1)],
+                            capture_output=True, text=True, check=True).stdout.split("\n")
+    assert echoed[:-1] == [*shlex_words(block.command)][1:]
+
+
+def shlex_words(command: str) -> list[str]:
+    import shlex
+
+    return shlex.split(command)
 
 
 # -- both spellings of a list, and a clear error for a bad one --------------------------------

@@ -57,7 +57,7 @@ def version_line(*packages: str) -> str:
         A named package is not installed (``importlib.metadata.PackageNotFoundError``).
     """
     names = packages or DEFAULT_PACKAGES
-    parts = [f"Python {platform.python_version()}", f"cvlib {metadata.version('cvlib')}"]
+    parts = [f"Python {platform.python_version()}", f"cvlib {metadata.version('cvbook')}"]
     parts += [f"{name} {metadata.version(name)}" for name in names]
     return "Computed with " + ", ".join(parts)
 
@@ -73,6 +73,12 @@ def version_footer(*packages: str) -> None:
     Returns
     -------
     None
-        The line goes to standard output, the cell's only output.
+        The line goes to standard output, the cell's only output, broken
+        between words to the width of the text column (a printed line is
+        never wrapped by the page: it would scroll).
     """
-    print(version_line(*packages))
+    import textwrap
+
+    from cvlib.presentation.rerun import COLUMN_CHARS
+
+    print(textwrap.fill(version_line(*packages), COLUMN_CHARS))

@@ -40,7 +40,9 @@ def print_forms(forms: Mapping[str, Representation], names: Sequence[str] = SHOW
     Returns
     -------
     None
-        The forms go to standard output, where the notebook shows them.
+        The forms go to standard output, where the notebook shows them; a
+        line longer than the text column is continued on the next, indented
+        by four spaces (the count of tokens is the form's own).
 
     Raises
     ------
@@ -50,9 +52,16 @@ def print_forms(forms: Mapping[str, Representation], names: Sequence[str] = SHOW
     missing = [name for name in names if name not in forms]
     if missing:
         raise ParameterError(f"no form(s) {missing} among the object's forms; expected some of {sorted(forms)}")
+    import textwrap
+
+    from cvlib.presentation.rerun import COLUMN_CHARS
+
     for name in names:
         print(f"--- {label(name)} ({forms[name].tokens} tokens)")
-        print(forms[name].text)
+        # a line longer than the text column continues on the next, indented (the page never wraps printed text)
+        for line in forms[name].text.splitlines():
+            print(textwrap.fill(line, COLUMN_CHARS, subsequent_indent="    ", break_on_hyphens=False,
+                                drop_whitespace=False) if len(line) > COLUMN_CHARS else line)
         print()
 
 

@@ -24,8 +24,18 @@ from cvlib.models.determinism import determinism_sentence, load_determinism
 from cvlib.models.naming import recording_stem
 from cvlib.models.recording import CallRecord, read_recording
 from cvlib.presentation import _study_models
-from cvlib.presentation._study_models import glue_key, model_label, model_table
-from cvlib.presentation.formatting import MISSING, fmt
+from cvlib.presentation._study_models import PROMPT_WIDTH, glue_key, model_label, model_table, prompt_block
+from cvlib.presentation.formatting import (
+    MARKDOWN,
+    MISSING,
+    effect_phrase,
+    fmt,
+    grouped_effects,
+    interval_text,
+    listing,
+    plural,
+    verdict,
+)
 from cvlib.presentation.style import SERIES, legend_below, new_figure
 from cvlib.repository import project_root
 
@@ -47,6 +57,7 @@ __all__ = [
     "recording_state",
     "effects_table",
     "forest_figure",
+    "prompts_markdown",
     "levels_table",
     "mcnemar_table",
     "probe_table",
@@ -120,17 +131,20 @@ def read_study(sources: Mapping[str, Path | None], confidence: float = 0.95) -> 
 
 
 def _interval(mean: float, low: float, high: float, kind: str = "mean") -> str:
-    if math.isnan(low) or math.isnan(high):
-        return f"{fmt(mean, kind)} (interval not computable)"
-    return f"{fmt(mean, kind)} ({fmt(low, kind)} to {fmt(high, kind)})"
+    return interval_text(mean, low, high, kind)
 
 
-def _reading(low: float, high: float) -> str:
+def _reading(low: float, high: float, tasks: int) -> str:
     if math.isnan(low) or math.isnan(high):
         return "too few tasks for an interval"
-    if low <= 0 <= high:
-        return "not distinguishable from zero"
-    return "lower" if high < 0 else "higher"
+    return verdict(low, high, tasks)
+
+
+def _effect(r: Any) -> str:
+    """One effect row in one phrase: the mean difference, its interval and what they say (n is the paragraph's)."""
+    if math.isnan(r["low"]) or math.isnan(r["high"]):
+        return f"{_interval(r['mean'], r['low'], r['high'])}, too few tasks for an interval"
+    return effect_phrase(r["mean"], r["low"], r["high"], int(r["tasks"]))
 
 
 def coverage_table(study: StudyAnalysis, sources: Mapping[str, Path | None]) -> Any:
@@ -178,7 +192,7 @@ def _coverage(study: StudyAnalysis, sources: Mapping[str, Path | None],
         counts = {r: 0 if runs is None else int(runs.loc[runs["repeat"] == r, "task"].nunique())
                   for r in PLANNED_REPEATS.get(model, (0,))}
         if reader or model not in PLANNED_REPEATS:
-            own.append(f"{model_label(model)}: {fmt(counts[0])} tasks in the greedy repeat")
+            own.append(f"{model_label(model)}: {plural(counts[0], 'task')} in the greedy repeat")
             continue
         short += [f"{model_label(model)} repeat {r} has {fmt(n)} of {fmt(planned)} tasks" for r, n in counts.items() if n < planned]
         if all(n >= planned for n in counts.values()):
@@ -278,7 +292,7 @@ def effects_table(study: StudyAnalysis, kind: str = "primary", metrics: Sequence
     part = _effect_rows(study, kind, metrics)
     rows = [{"model": r["model"], "metric": _METRIC_NAMES.get(r["metric"], r["metric"]),
              "contrast": _contrast_words(r["contrast"]), "tasks": int(r["tasks"]),
-             "effect": _interval(r["mean"], r["low"], r["high"]), "reading": _reading(r["low"], r["high"]),
+             "effect": _interval(r["mean"], r["low"], r["high"]), "reading": _reading(r["low"], r["high"], int(r["tasks"])),
              "by": "" if kind == "probe" else _PRIMARY.get(r["contrast"], ("", "", ""))[1] or _holds_by(r["contrast"])}
             for _, r in part.iterrows()]
     frame = pd.DataFrame(rows, columns=["model", "metric", "contrast", "tasks", "effect", "reading", "by"])
@@ -466,7 +480,14 @@ def verdict_table(study: StudyAnalysis, planned: Sequence[str]) -> Any:
     frame["tasks"] = frame["tasks"].map(lambda n: MISSING if isinstance(n, float) and math.isnan(n) else int(n))
     return model_table(frame, {"prediction": "Prediction", "predicted": "Predicted", "model": "Model", "measured": "Measured",
                                "tasks": "Tasks", "effect": "Mean (interval)", "note": "Note", "verdict": "Verdict"},
-                       collapse_after=None)
+                       summary=_verdict_summary(frame["verdict"]))
+
+
+def _verdict_summary(verdict_column: Any) -> str:
+    """The folded predictions table's line: how many rows, and how many of them came to each verdict."""
+    counts = verdict_column.value_counts(sort=False)
+    return f"Every prediction per model ({plural(len(verdict_column), 'row')}: " + "; ".join(
+        f"{text}: {fmt(int(n))}" for text, n in counts.items()) + ")"
 
 
 def forest_figure(study: StudyAnalysis) -> Figure:
@@ -531,6 +552,68 @@ def conversations(sources: Mapping[str, Path | None], model: str) -> dict[str, s
     dict of str to str
         Arm -> the system turn, every question and answer, and the last answer (empty if nothing is recorded).
     """
+    records = _example_records(sources, model)
+    return {arm: _conversation(record) for arm, record in records.items()}
+
+
+def _conversation(record: CallRecord) -> str:
+    parts = [f"[{role}]\n{content}" for role, content in record.prompt]
+    parts.append(f"[model's answer]\n{record.response}")
+    return "\n\n".join(parts)
+
+
+def prompts_markdown(sources: Mapping[str, Path | None], model: str, width: int = PROMPT_WIDTH) -> str:
+    """The prompts of one stale-fact task, as the page shows them: what the arms share once, what each adds, all folded.
+
+    Printed whole, the four conversations are hundreds of lines of which all
+    but a few are the same in every arm, and their longest lines run far past
+    the column. So the page states the system turn once, then per arm only the
+    lines of its first turn that differ from the arm before it (each contrast
+    adds one thing) and its answers counted, and folds each whole conversation
+    behind a summary. The prompt text is wrapped at ``width`` characters for
+    display, each continuation marked: it is read, never pasted.
+
+    Parameters
+    ----------
+    sources : Mapping
+        :func:`study_sources`.
+    model : str
+        The model whose recording is shown (:func:`conversations` picks the task).
+    width : int
+        The longest displayed line.
+
+    Returns
+    -------
+    str
+        CommonMark (a notebook's Markdown output); a sentence when no stale-fact task is whole yet.
+    """
+    records = _example_records(sources, model)
+    if not records:
+        return "No stale-fact task of this recording is whole yet."
+    first = {arm: _first_turn(records[arm]) for arm in STUDY_ARMS}
+    system = dict(records[STUDY_ARMS[0]].prompt).get("system", "")
+    parts = [f"The system turn, the same in every arm:\n\n{prompt_block(system, width)}"]
+    for before, arm in zip((None, *STUDY_ARMS), STUDY_ARMS):
+        answers = _answers(records[arm])
+        if before is None:
+            shown = prompt_block("\n".join(first[arm]), width)
+            parts.append(f"**`{arm}`**: the first turn (the plan, then the first question), and answers {answers}.\n\n{shown}")
+        elif first[arm] == first[before]:
+            parts.append(f"**`{arm}`**: the same prompt as `{before}`, byte for byte; answers {answers}.")
+        else:
+            changed = _changed_lines(first[before], first[arm])
+            parts.append(f"**`{arm}`**: its first turn against `{before}`'s (`-` removed, `+` added), and answers "
+                         f"{answers}.\n\n{prompt_block(chr(10).join(changed), width)}")
+    for arm in STUDY_ARMS:
+        turns = len(records[arm].prompt) + 1
+        parts.append(f'<details class="cvtable-fold"><summary><span class="cvtable-summary">The whole <code>{arm}</code> conversation '
+                     f'({plural(turns, "turn")})</span><span class="cvtable-show">show it</span></summary>\n\n'
+                     f"{prompt_block(_conversation(records[arm]), width)}\n\n</details>")
+    return "\n\n".join(parts)
+
+
+def _example_records(sources: Mapping[str, Path | None], model: str) -> dict[str, CallRecord]:
+    """Each arm's last greedy call on the task :func:`conversations` shows (empty if none is whole)."""
     path = sources.get(model)
     if path is None:
         return {}
@@ -542,14 +625,35 @@ def conversations(sources: Mapping[str, Path | None], model: str) -> dict[str, s
     if not whole:
         return {}
     named = [name for name in whole if runs[name]["transcript"].task.get("family") == "named"]
-    chosen = runs[(named or whole)[0]]
-    return {arm: _conversation(chosen[arm]) for arm in STUDY_ARMS}
+    return runs[(named or whole)[0]]
 
 
-def _conversation(record: CallRecord) -> str:
-    parts = [f"[{role}]\n{content}" for role, content in record.prompt]
-    parts.append(f"[model's answer]\n{record.response}")
-    return "\n\n".join(parts)
+def _first_turn(record: CallRecord) -> list[str]:
+    """The lines of the first user turn (the plan and the first question)."""
+    return next(content for role, content in record.prompt if role == "user").splitlines()
+
+
+def _changed_lines(before: Sequence[str], after: Sequence[str]) -> list[str]:
+    """The lines that differ between two turns, as ``- old`` and ``+ new`` (the shared lines left out)."""
+    import difflib
+
+    out = []
+    for line in difflib.ndiff(list(before), list(after)):
+        if line[:2] in ("- ", "+ "):
+            out.append(line)
+    return out
+
+
+def _answers(record: CallRecord) -> str:
+    """The model's answers in order, each run of one answer counted: "EXECUTE ×29, VERIFY F1, EXECUTE"."""
+    said = [content.strip() for role, content in record.prompt if role == "assistant"] + [record.response.strip()]
+    runs: list[list[Any]] = []
+    for answer in said:
+        if runs and runs[-1][0] == answer:
+            runs[-1][1] += 1
+        else:
+            runs.append([answer, 1])
+    return ", ".join(f"`{a}` ×{n}" if n > 1 else f"`{a}`" for a, n in runs)
 
 
 def chapter_values(study: StudyAnalysis, sources: Mapping[str, Path | None], main: str,
@@ -576,13 +680,15 @@ def chapter_values(study: StudyAnalysis, sources: Mapping[str, Path | None], mai
 
     out: dict[str, tuple[Any, str]] = {"AL_preregistration": (PREREGISTRATION_COMMIT, "count"),
                                        "AL_plan_stale": (STALE_TASKS, "count"), "AL_plan_control": (CONTROL_TASKS, "count"),
-                                       "AL_seed": (str(STUDY_SEED), "count"), "AL_temperature": (SAMPLED_TEMPERATURE, "tenths"),
+                                       "AL_seed": (STUDY_SEED, "count"), "AL_temperature": (SAMPLED_TEMPERATURE, "tenths"),
                                        "AL_confidence_pct": (f"{round(100 * study.confidence)} %", "count"),
                                        "AL_models_read": (len(study.models), "count"),
                                        "AL_random_draws": (RANDOM_DRAWS, "count")}
     for model in MODELS + tuple(m for m in sources if m not in MODELS):
         out.update(_model_values(study, model, glue_key(model)))
     out.update({k.replace(f"AL_{glue_key(main)}_", "AL_main_"): v for k, v in _model_values(study, main, glue_key(main)).items()})
+    named = [main, *(m for m in (*MODELS, *sources) if m != main)]
+    out.update(_group_values(study, list(dict.fromkeys(named))))
     out["AL_main_model"] = (model_label(main), "count")
     out["AL_tasks"] = out["AL_main_stale"]
     out["AL_coverage"] = (coverage_sentence(study, sources, reader), "count")
@@ -601,7 +707,8 @@ def _model_values(study: StudyAnalysis, model: str, key: str) -> dict[str, tuple
                  "told_pfw", "gate_pfw", "competence", "told_random", "transcript_base", "control_told", "control_read",
                  "gate_same")
         missing = {f"{p}{n}": (NOT_RECORDED, "count") for n in names}
-        return missing | {f"{p}label": (model_label(model), "count"), f"{p}finding": (f"{model_label(model)}: {NOT_RECORDED}", "count")}
+        return missing | {f"{p}label": (model_label(model), "count"),
+                          f"{p}finding": (f"**{model_label(model)}**: {NOT_RECORDED}", MARKDOWN)}
     runs = study.runs[(study.runs["model"] == model) & study.runs["arm"].isin(STUDY_ARMS)]
     kinds = runs.drop_duplicates("task")["stale_fact"]
     out: dict[str, tuple[Any, str]] = {f"{p}label": (model_label(model), "count"), f"{p}stale": (int(kinds.sum()), "count"),
@@ -614,8 +721,9 @@ def _model_values(study: StudyAnalysis, model: str, key: str) -> dict[str, tuple
             out[f"{p}{short}"] = out[f"{p}{short}_pfw"] = (MISSING, "count")
             continue
         r = hit.iloc[0]
-        out[f"{p}{short}_pfw"] = (_interval(r["mean"], r["low"], r["high"]), "count")
-        out[f"{p}{short}"] = (f"{_interval(r['mean'], r['low'], r['high'])}, {_reading(r['low'], r['high'])}, by {by}", "count")
+        same = r["low"] == r["high"]  # every task's difference is the same: say so, not "0.00 (0.00 to 0.00)"
+        out[f"{p}{short}_pfw"] = (_effect(r) if same else _interval(r["mean"], r["low"], r["high"]), "count")
+        out[f"{p}{short}"] = (f"{_effect(r)}, by {by}", "count")
     told = runs[runs["arm"] == "told"]
     out[f"{p}told_execute"] = (float(told["answered_execute"].sum() / max(1, told["decisions"].sum())), "percent_of")
     probes = study.probes[study.probes["model"] == model]
@@ -632,19 +740,60 @@ def _model_values(study: StudyAnalysis, model: str, key: str) -> dict[str, tuple
     out[f"{p}gate_same"] = (f"{fmt(same)} of {fmt(len(wide))}", "count")
     stale = out[f"{p}stale"][0]
     parts = "; ".join(f"{words} {out[f'{p}{short}'][0]}" for words, _, short in _PRIMARY.values())
-    out[f"{p}finding"] = (f"{model_label(model)}, {fmt(stale)} stale-fact tasks: {parts}", "count")
+    out[f"{p}finding"] = (f"**{model_label(model)}**, {fmt(stale)} stale-fact tasks: {parts}", MARKDOWN)
     return out
 
 
 def _competence(probes: pd.DataFrame) -> str:
-    """Whether the probe says the model can read the states (pre-registration, Q4), in words."""
+    """Whether the probe says the model can read the states (pre-registration, Q4), in words (for one model or several)."""
     if probes.empty:
-        return "not probed"
+        return "had no probe answers"
     if (probes["high"] < 0.5).all():
         return "could not name them (right in under half of the probed tasks in every arm, by the whole interval)"
     if (probes["low"] >= 0.5).any():
         return "named them in half of the probed tasks or more in at least one arm (by the whole interval)"
-    return "was not shown to be right in under half of the probed tasks in every arm, nor in half or more in any"
+    return "could not be shown right in under half of the probed tasks in every arm, nor in half or more in any"
+
+
+#: The effects the prose states for every model at once, each verdict once: glue key, lead, kind, contrast, metric.
+_GROUPED: tuple[tuple[str, str, str, str, str], ...] = (
+    ("told_random", "against random answers at each model's own rates, the told arm's difference in pre-failure work",
+     "reference", "told − random_told", "pre_failure_work"),
+    ("transcript_base", "against always executing, the transcript arm's difference in pre-failure work",
+     "reference", f"transcript − {BASELINE}", "pre_failure_work"),
+    ("control_read", "the change in needless verifications from reading the states", "control", "labelled − transcript",
+     "verifications"),
+    ("control_told", "the told arm's difference from always executing in steps used", "control", f"told − {BASELINE}",
+     "steps_used"),
+    ("gate_pfw", "the change in pre-failure work from enforcing", "primary", "enforced − told", "pre_failure_work"),
+)
+
+
+def _group_values(study: StudyAnalysis, models: Sequence[str]) -> dict[str, tuple[Any, str]]:
+    """The sentences that state one result for every model, each verdict and each probe reading said once.
+
+    ``AL_group_competence`` names the models that share a probe reading
+    together; ``AL_group_<effect>`` is :func:`~cvlib.presentation.formatting.grouped_effects`
+    over the models' rows of one effect (a model without a recording is "not recorded yet").
+    """
+    out: dict[str, tuple[Any, str]] = {}
+    e = study.effects
+    for key, lead, kind, contrast, metric in _GROUPED:
+        rows = []
+        for model in models:
+            hit = e[(e["model"] == model) & (e["kind"] == kind) & (e["contrast"] == contrast) & (e["metric"] == metric)] \
+                if not e.empty else e
+            r = hit.iloc[0] if len(hit) else None
+            rows.append((model_label(model), math.nan, math.nan, math.nan, 0) if r is None else
+                        (model_label(model), r["mean"], r["low"], r["high"], int(r["tasks"])))
+        out[f"AL_group_{key}"] = (grouped_effects(lead, rows, missing=NOT_RECORDED), MARKDOWN)
+    readings: dict[str, list[str]] = {}
+    for model in models:
+        said = _competence(study.probes[study.probes["model"] == model]) if model in study.models else "had no recording yet"
+        readings.setdefault(said, []).append(model_label(model))
+    sentences = [f"{listing(names, last=' and ')} {said}." for said, names in readings.items()]
+    out["AL_group_competence"] = (" ".join(sentences), MARKDOWN)
+    return out
 
 
 def _effect_words(study: StudyAnalysis, model: str, kind: str, contrast: str, metric: str) -> str:
@@ -652,8 +801,7 @@ def _effect_words(study: StudyAnalysis, model: str, kind: str, contrast: str, me
     hit = e[(e["model"] == model) & (e["kind"] == kind) & (e["contrast"] == contrast) & (e["metric"] == metric)] if not e.empty else e
     if hit.empty:
         return MISSING
-    r = hit.iloc[0]
-    return f"{_interval(r['mean'], r['low'], r['high'])}, {_reading(r['low'], r['high'])}"
+    return _effect(hit.iloc[0])
 
 def determinism_table() -> Any:
     """Per recording of the agent-loop study, its sampled calls that came back byte-identical at one and two threads.

@@ -18,7 +18,7 @@ from cvlib.presentation.style import SERIES, legend_below, new_figure
 if TYPE_CHECKING:  # pragma: no cover
     from matplotlib.figure import Figure
 
-    from cvlib.presentation.chapters.model_notes_trials import NotesStudy
+    from cvlib.presentation.chapters.model_notes_study import NotesStudy
 
 __all__ = ["OUTCOME_NAMES", "effects_figure", "outcomes_figure"]
 

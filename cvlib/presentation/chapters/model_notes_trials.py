@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -26,9 +25,20 @@ from cvlib.experiments.notes_study.trials import EXPERIMENT as FIRST
 from cvlib.models.determinism import determinism_sentence, load_determinism
 from cvlib.models.naming import recording_stem
 from cvlib.presentation import _study_models
-from cvlib.presentation._study_models import glue_key, model_label, model_table
+from cvlib.presentation import formatting as wording
+from cvlib.presentation._study_models import glue_key, model_label, model_table, prompt_block
 from cvlib.presentation.chapters.model_notes_figures import OUTCOME_NAMES, effects_figure, outcomes_figure
-from cvlib.presentation.formatting import MISSING, fmt
+from cvlib.presentation.chapters.model_notes_study import NotesStudy
+from cvlib.presentation.formatting import (
+    MARKDOWN,
+    MISSING,
+    Quantity,
+    effect_phrase,
+    fmt,
+    grouped_effects,
+    interval_text,
+    plural,
+)
 from cvlib.repository import project_root
 
 if TYPE_CHECKING:
@@ -76,27 +86,6 @@ PLANNED: dict[str, tuple[tuple[str, int], ...]] = {
     "qwen2.5-coder-1.5b": (("unrefutable", 0), ("refutable", 0)),
 }
 _CONTRASTS: tuple[tuple[str, str], ...] = (*na.ARM_CONTRASTS, ("withheld", "dependency_changed"))
-
-
-@dataclass(frozen=True)
-class NotesStudy:
-    """Everything the page shows, computed once from the recordings (frames from :mod:`~cvlib.experiments.notes_study.analysis`)."""
-
-    models: tuple[str, ...]
-    outcomes: pd.DataFrame
-    shares: pd.DataFrame
-    sampled: pd.DataFrame
-    effects: pd.DataFrame
-    held: pd.DataFrame
-    contrasts: pd.DataFrame
-    gate: dict[str, Any]
-    gate_effects: pd.DataFrame
-    kinds: pd.DataFrame
-    other: pd.DataFrame
-    audit: pd.DataFrame
-    predictions: pd.DataFrame
-    coverage: pd.DataFrame
-    confidence: float
 
 
 def study_sources(models: Sequence[str] = MODELS, folder: str = "data/model_trials", study_folder: str = "",
@@ -220,32 +209,25 @@ def _empty() -> pd.DataFrame:
     return pd.DataFrame(columns=["model", "arm", "variant", "contrast", "tasks", "mean", "low", "high"])
 
 
+#: A difference of two shares, in percentage points.
+_POINTS = Quantity(0, scale=100.0, signed=True)
+#: Fewer paired tasks than this and an effect is not read.
+_MIN_TASKS = 5
+
+
 def _interval(mean: float, low: float, high: float, kind: str = "percent_whole") -> str:
-    if math.isnan(mean):
-        return MISSING
-    if math.isnan(low) or math.isnan(high):
-        return f"{fmt(mean, kind)} (interval not computable)"
-    return f"{fmt(mean, kind)} ({fmt(low, kind)} to {fmt(high, kind)})"
+    return interval_text(mean, low, high, kind)
 
 
 def _points(mean: float, low: float, high: float) -> str:
     """A difference of shares in percentage points, with its interval."""
     if math.isnan(mean):
         return MISSING
-    def pp(x: float) -> str:
-        return fmt(100 * x, "difference") if abs(100 * x) >= 0.5 else "0"
-    unit = "point" if pp(mean).lstrip("+−-") == "1" else "points"
-    return f"{pp(mean)} {unit} ({pp(low)} to {pp(high)})"
+    return f"{plural(mean, 'point', kind=_POINTS)} ({fmt(low, _POINTS)} to {fmt(high, _POINTS)})"
 
 
 def _reading(low: float, high: float, tasks: int) -> str:
-    if tasks < 5:
-        return f"too few tasks ({tasks}) to read"
-    if math.isnan(low) or math.isnan(high):
-        return "no interval"
-    if low <= 0 <= high:
-        return "not distinguishable from zero"
-    return "lower" if high < 0 else "higher"
+    return wording.verdict(low, high, tasks, min_tasks=_MIN_TASKS)
 
 
 def coverage_table(study: NotesStudy, sources: Mapping[str, Sequence[Path]]) -> Any:
@@ -336,7 +318,7 @@ def effects_table(study: NotesStudy) -> Any:
     return model_table(frame, {"model": "Model", "arm": "Arm", "outcome": "Outcome", "tasks": "Paired tasks",
                                "effect": f"Refutable − unrefutable ({level} % interval over tasks)", "reading": "Reading",
                                "discordant": "Greedy: only refutable / only unrefutable", "p": "McNemar p (exact)"},
-                       collapse_after=None)
+                       summary=f"Refutable minus unrefutable, per model, stale arm and outcome ({plural(len(frame), 'row')})")
 
 
 def contrasts_table(study: NotesStudy) -> Any:
@@ -362,7 +344,8 @@ def contrasts_table(study: NotesStudy) -> Any:
     level = round(100 * study.confidence)
     return model_table(frame, {"model": "Model", "variant": "Variant", "contrast": "Contrast (first − second)",
                                "tasks": "Paired tasks", "effect": f"Stale-edit share, difference ({level} % interval)",
-                               "reading": "Reading", "by": "Holds by"}, collapse_after=None)
+                               "reading": "Reading", "by": "Holds by"},
+                       summary=f"Each arm against the note shown as fresh, per model and variant ({plural(len(frame), 'row')})")
 
 
 def gate_table(study: NotesStudy) -> Any:
@@ -408,7 +391,7 @@ def kinds_table(study: NotesStudy) -> Any:
     return model_table(study.kinds, {"model": "Model", "rule_kind": "Kind of rule", "tasks": "Tasks (both variants)",
                                      "stale_unrefutable": "Stale edits, unrefutable", "stale_refutable": "Stale edits, refutable",
                                      "unchanged_unrefutable": "Held back, unrefutable", "unchanged_refutable": "Held back, refutable"},
-                       collapse_after=None)
+                       summary=f"The verify arm by kind of rule, per model ({plural(len(study.kinds), 'row')})")
 
 
 def other_table(study: NotesStudy) -> Any:
@@ -483,7 +466,7 @@ def predictions_table(study: NotesStudy) -> Any:
     frame = pd.DataFrame(rows, columns=["prediction", "model", "measure", "tasks", "measured", "verdict"])
     return table(frame, {"prediction": "Prediction", "model": "Model", "measure": "Measured", "tasks": "Tasks",
                          "measured": f"Value ({round(100 * study.confidence)} % interval)", "verdict": "Verdict"},
-                 collapse_after=None)
+                 summary=f"Every prediction of part 2 with its verdict ({plural(len(frame), 'row')})")
 
 
 def trials_table(study: NotesStudy) -> Any:
@@ -508,7 +491,8 @@ def trials_table(study: NotesStudy) -> Any:
     for arm in ARMS:
         if arm in grid:
             grid[arm] = grid[arm].map(lambda o: short.get(o, MISSING) if isinstance(o, str) else MISSING)
-    names = {"model": "Model", "variant": "Variant", "task": "Task", **{a: a for a in ARMS if a in grid.columns}}
+    names = {"model": "Model", "variant": "Variant", "task": "Task",
+             **{a: ARM_LABELS[a].capitalize() for a in ARMS if a in grid.columns}}
     return model_table(grid, names, summary=f"Every greedy answer, as the reader read it ({len(grid)} rows; true+ = with other changes)")
 
 
@@ -532,7 +516,7 @@ def prompts_markdown(task: NotesTask, refutation: Any) -> str:
         for arm in ARMS:
             turns = study_prompt(task, arm, variant, refutation if variant == "refutable" else None)
             text = "\n\n".join(f"[{role}]\n{content}" for role, content in turns)
-            blocks.append(f"*{ARM_LABELS[arm]}* (`{arm}`, {variant})\n\n````text\n{text}\n````")
+            blocks.append(f"*{ARM_LABELS[arm]}* (`{arm}`, {variant})\n\n{prompt_block(text)}")
     refuting_context(refutation)  # fails loudly if the example has no test to show
     return "\n\n".join(blocks)
 
@@ -548,15 +532,14 @@ def _share_words(study: NotesStudy, model: str, arm: str, variant: str) -> str:
 
 
 def _effect_words(frame: pd.DataFrame, **where: str) -> str:
-    """One paired effect in words: points, interval, reading and n; "not recorded yet" when absent."""
+    """One paired effect in words: points, interval and reading (n is the paragraph's); "not recorded yet" when absent."""
     hit = frame
     for column, value in where.items():
         hit = hit[hit[column] == value] if len(hit) else hit
     if hit.empty:
         return na.NOT_RECORDED
     r = hit.iloc[0]
-    tasks = int(r["tasks"])
-    return f"{_points(r['mean'], r['low'], r['high'])}, {_reading(r['low'], r['high'], tasks)}, {fmt(tasks)} tasks"
+    return effect_phrase(r["mean"], r["low"], r["high"], int(r["tasks"]), _POINTS, unit="point", min_tasks=_MIN_TASKS)
 
 
 def _model_values(study: NotesStudy, model: str) -> dict[str, tuple[Any, str]]:
@@ -601,7 +584,7 @@ def _model_values(study: NotesStudy, model: str) -> dict[str, tuple[Any, str]]:
     refutable = mine[mine["variant"] == "refutable"] if len(mine) else mine
     out[f"{p}test_instead"] = ((f"{fmt(int(refutable.iloc[0]['a test instead of the function']))} of "
                                 f"{fmt(int(refutable.iloc[0]['answers']))}") if len(refutable) else na.NOT_RECORDED, "count")
-    out[f"{p}finding"] = (_finding(out, p, _held_back(study, model)), "count")
+    out[f"{p}finding"] = (_finding(out, p, _held_back(study, model)), MARKDOWN)
     return out
 
 
@@ -621,12 +604,12 @@ def _held_back(study: NotesStudy, model: str) -> str:
         return ""
     moved = _points(held["mean"], held["low"], held["high"])
     if held["low"] > 0:
-        return f"; unchanged answers rose by {moved}: the model held back"
+        return f". Unchanged answers rose by {moved}: the model held back"
     o = study.other
     other = o[(o["model"] == model) & (o["variant"] == "refutable")] if len(o) else o
-    instead = (f"; {fmt(int(other.iloc[0]['other']))} of its {fmt(int(other.iloc[0]['answers']))} refutable answers were "
+    instead = (f". {fmt(int(other.iloc[0]['other']))} of its {fmt(int(other.iloc[0]['answers']))} refutable answers were "
                "neither edit nor the function unchanged") if len(other) else ""
-    return f"; unchanged answers changed by {moved}, so the fall is not shown to be holding back{instead}"
+    return f". Unchanged answers changed by {moved}, so the fall is not shown to be holding back{instead}"
 
 
 def _finding(out: Mapping[str, tuple[Any, str]], p: str, held_back: str = "") -> str:
@@ -635,7 +618,36 @@ def _finding(out: Mapping[str, tuple[Any, str]], p: str, held_back: str = "") ->
     if out[f"{p}tasks_unrefutable"][0] == na.NOT_RECORDED and out[f"{p}tasks_refutable"][0] == na.NOT_RECORDED:
         return f"{label}: {na.NOT_RECORDED}"
     return (f"{label}: shown as fresh, stale edit in {out[f'{p}fresh_unrefutable'][0]} without the refuting code and "
-            f"{out[f'{p}fresh_refutable'][0]} with it; paired difference {out[f'{p}refute'][0]}{held_back}")
+            f"{out[f'{p}fresh_refutable'][0]} with it. Paired difference: {out[f'{p}refute'][0]}{held_back}")
+
+
+#: The arm contrasts the prose states for the coder models at once, each verdict once: glue key, first arm, lead.
+_GROUPED: tuple[tuple[str, str, str], ...] = (
+    ("label", "stale_labelled", "against the note shown as fresh (unrefutable variant), the change in the stale-edit share "
+     "from the label"),
+    ("verify", "stale_verify", "the change from the verify rule"),
+    ("withhold", "withheld", "the change from withholding the note"),
+)
+
+
+def _group_values(study: NotesStudy, models: Sequence[str]) -> dict[str, tuple[Any, str]]:
+    """``MN_group_<label|verify|withhold>``: each arm against the note shown as fresh, for the given models at once.
+
+    :func:`~cvlib.presentation.formatting.grouped_effects` says each verdict once
+    and names every model beside its number; a model without a recording is "not recorded yet".
+    """
+    c = study.contrasts
+    out: dict[str, tuple[Any, str]] = {}
+    for key, first, lead in _GROUPED:
+        rows = []
+        for model in dict.fromkeys(models):
+            hit = c[(c["model"] == model) & (c["variant"] == "unrefutable") & (c["contrast"] == f"{first} − dependency_changed")] \
+                if len(c) else c
+            rows.append((model_label(model), *((hit.iloc[0][k] for k in ("mean", "low", "high"))
+                                               if len(hit) else (math.nan,) * 3), int(hit.iloc[0]["tasks"]) if len(hit) else 0))
+        out[f"MN_group_{key}"] = (grouped_effects(lead, rows, _POINTS, unit="point", min_tasks=_MIN_TASKS,
+                                                  missing=na.NOT_RECORDED), MARKDOWN)
+    return out
 
 
 def _prediction_words(study: NotesStudy) -> dict[str, tuple[Any, str]]:
@@ -682,7 +694,7 @@ def chapter_values(study: NotesStudy, tasks: Sequence[NotesTask], refutable_task
     out: dict[str, tuple[Any, str]] = {
         "MN_tasks": (int(mine["task"].nunique()) if len(mine) else 0, "count"),
         "MN_all_tasks": (len(tasks), "count"), "MN_refutable_tasks": (refutable_tasks, "count"),
-        "MN_preregistration": (PREREGISTRATION_COMMIT, "count"), "MN_seed": (str(NOTES_STUDY_SEED), "count"),
+        "MN_preregistration": (PREREGISTRATION_COMMIT, "count"), "MN_seed": (NOTES_STUDY_SEED, "count"),
         "MN_temperature": (SAMPLED_TEMPERATURE, "tenths"), "MN_confidence_pct": (f"{round(100 * study.confidence)} %", "count"),
         "MN_gate_withheld": (int(gate["withheld"]), "count"), "MN_gate_shown": (len(gate["shown"]), "count"),
         "MN_gate_wide": (int(gate["wide"]), "count"), "MN_gate_shown_ids": (", ".join(gate["shown"]) or MISSING, "count"),
@@ -696,6 +708,7 @@ def chapter_values(study: NotesStudy, tasks: Sequence[NotesTask], refutable_task
         out.update(_model_values(study, model))
     out.update({k.replace(f"MN_{glue_key(main)}_", "MN_main_"): v for k, v in _model_values(study, main).items()})
     out.update(_prediction_words(study))
+    out.update(_group_values(study, [m for m in study.models if m not in MODELS] or list(MODELS[1:])))  # the coders, or a reader's own
     out["MN_determinism"] = (determinism_sentence(load_determinism(project_root() / "data" / "model_trials" / "determinism.csv"),
                                                   "notes_"), "count")
     return out

@@ -28,19 +28,21 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from cvlib.presentation._study_models import model_label
 from cvlib.presentation.benchmark_record import (
     BUSY_LOAD_PER_CORE,
     BUSY_TEXT,
     NOT_IDLE_TEXT,
     PHASE_NAMES,
     breakdown_of,
+    case_loads,
     case_row,
     is_busy,
     model_summary,
     original_seconds,
     parallel_counts,
 )
-from cvlib.presentation.formatting import fmt, listing
+from cvlib.presentation.formatting import fmt, listing, span
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -252,6 +254,7 @@ TARGET_NAMES = {
     "random_family_vs_reference": "random plans, the reference loop's time per plan over cvlib's",
     "processes_vs_serial": "sweep, processes backend's speed-up over serial",
     "dask_vs_serial": "sweep, Dask backend's speed-up over serial",
+    "model_layout_speedup": "model recording, a task's arms together over one fresh run per arm",
 }
 
 
@@ -570,7 +573,21 @@ def glue_values(record: Mapping[str, Any]) -> dict[str, Any]:
             out |= _breakdown_values(record, which)
     out |= _sweep_values(record) | _target_values(record)
     out["perf_model_summary"] = model_summary(record)
+    out |= _model_values(record) | _load_values(record)
     return out
+
+
+def _model_values(record: Mapping[str, Any]) -> dict[str, Any]:
+    """The models the record's ``models`` part timed, named as the pages name them."""
+    stems = record.get("models", {}).get("models") or []
+    names = listing(dict.fromkeys(model_label(s) for s in stems), last=" and ") if stems else ""
+    return {"perf_models": names or "no model (this record has no model rows)"}
+
+
+def _load_values(record: Mapping[str, Any]) -> dict[str, Any]:
+    """The lowest and highest load average around the timed cases (the speed table leaves each row's out)."""
+    loads = case_loads(record)
+    return {"perf_case_loads": span(loads, "tenths") if loads else "not recorded"}
 
 
 #: How each number the chapter glues is written (:mod:`cvlib.presentation.formatting` kinds); others are counts.
