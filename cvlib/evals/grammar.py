@@ -224,7 +224,7 @@ def answer_language(grammar: str) -> AnswerLanguage:
     Parameters
     ----------
     grammar : str
-        The grammar, as :attr:`~cvlib.models.settings.GenerationSettings.grammar` holds it.
+        The grammar, as the ``grammar`` of :class:`~cvlib.models.settings.GenerationSettings` holds it.
 
     Returns
     -------

@@ -63,7 +63,7 @@ __all__ = [
 AGENT_STUDY, NOTES_STUDY = agent_design.EXPERIMENT, notes_design.EXPERIMENT
 #: The agent study's option orders (indices of :data:`~cvlib.experiments.agent_study.edition2_prompts.OPTION_ORDERS`).
 ORDERS: tuple[int, ...] = tuple(range(len(OPTION_ORDERS)))
-#: The notes study's repeats per bundled model, as pre-registered (another model: the greedy repeat).
+#: The notes study's repeats per bundled model as pre-registered (any other model gets the greedy repeat).
 NOTES_PLANS: Mapping[str, tuple[int, ...]] = notes_design.PLANS
 
 

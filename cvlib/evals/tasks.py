@@ -63,7 +63,7 @@ LINES_KEY = "cvlib_lines"
 #: Static concurrency: ``--max-connections`` (or the provider's default) calls at a time. inspect's adaptive
 #: concurrency was seen to spin without making a call against the in-process provider, which takes one call at a time.
 _CONFIG = GenerateConfig(adaptive_connections=False)
-#: Each study's sample runner (the seam a new edition is pointed at: :mod:`cvlib.evals.runners`).
+#: Each study's sample runner, the seam a new edition is pointed at (:mod:`cvlib.evals.runners`).
 RUNNERS: dict[str, Callable[..., list[str]]] = {AGENT_STUDY: run_agent_sample, NOTES_STUDY: run_notes_sample}
 
 

@@ -24,7 +24,7 @@ Message = tuple[str, str]
 ROLES = ("system", "user", "assistant")
 
 
-#: How a runtime may evaluate a prompt (:attr:`GenerationSettings.evaluation`).
+#: How a runtime may evaluate a prompt (the ``evaluation`` of :class:`GenerationSettings`).
 EVALUATIONS = ("cached", "pure", "fresh")
 
 

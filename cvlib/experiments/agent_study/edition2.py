@@ -2,7 +2,7 @@
 
 ``data/model_trials/preregistration_part3.md`` states the design and why each
 part changed; this module is that design, so recording and analysis cannot
-drift from it. What differs from the first edition (:mod:`.design`):
+drift from it. What differs from the first edition (:mod:`cvlib.experiments.agent_study.design`):
 
 * **Equal information.** Every arm is given the raw evidence of every state
   (:mod:`.edition2_prompts`); the labelled arms add the states and nothing else.
@@ -13,7 +13,7 @@ drift from it. What differs from the first edition (:mod:`.design`):
   and its 40 controls, 40 stale-fact tasks on which the validity-aware executor
   is not optimal (:data:`~.tasks.FLOORLESS_FAMILIES`).
 * **Answers that depend on the prompt alone.** Every call is evaluated ``pure``
-  (:attr:`~cvlib.models.settings.GenerationSettings.evaluation`), so an answer
+  (the ``evaluation`` of :class:`~cvlib.models.settings.GenerationSettings`), so an answer
   is the same bytes whatever the process computed before it.
 * **One probe for every arm**, whose answer the evidence states, scored per fact.
 """

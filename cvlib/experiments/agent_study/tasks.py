@@ -51,7 +51,7 @@ FAMILIES = ("named", "variant", "budget", "random", "hidden", "false_alarm", "no
 #: false (a check costs a step and finds nothing); ``noisy``, verification misses a real change 30 % of the time
 #: and raises a false alarm 20 % of the time (X2's noisy verification, seeded by the plan's index).
 FLOORLESS_FAMILIES = ("hidden", "false_alarm", "noisy")
-#: The noisy family's verification: miss rate, false-alarm rate.
+#: The miss rate and the false-alarm rate of the noisy family's verification.
 NOISY_VERIFICATION = (0.3, 0.2)
 #: Random plans are small, about this many steps at most, because a model decides every step.
 RANDOM_MAX_STEPS = 8

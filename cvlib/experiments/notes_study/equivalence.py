@@ -23,7 +23,7 @@ from cvlib.experiments.paired import paired_effect
 
 __all__ = ["EQUIVALENCE_MARGIN", "MIN_TASKS", "Equivalence", "equivalence"]
 
-#: The pre-registered margin for a difference in stale-edit (or held-back) share: 15 points.
+#: The pre-registered margin for a difference in stale-edit (or held-back) share, 15 points.
 EQUIVALENCE_MARGIN = 0.15
 #: The fewest tasks a bound is given on.
 MIN_TASKS = 10

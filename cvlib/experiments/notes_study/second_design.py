@@ -68,7 +68,7 @@ EXPERIMENT = "notes_study_2"
 SECOND_SEED = 20261205
 #: The sampled repeats' temperature.
 SAMPLED_TEMPERATURE = 0.7
-#: Every variant's settings: the first edition's (at most 256 tokens, greedy, one thread) with room for the context,
+#: The settings of every variant, the first edition's (at most 256 tokens, greedy, one thread) with room for the context,
 #: each call read afresh (``fresh``), so an answer depends on its prompt alone, never on the arms before it.
 SECOND_SETTINGS = replace(SETTINGS, context_size=4096, evaluation="fresh")
 #: Each model's repeats, in recording order (0 greedy, all arms; 1 and 2 sampled, the stale arms).
