@@ -45,8 +45,9 @@ BIN = Path(sys.executable).parent
 
 def _blocks() -> list[list[str]]:
     """The page's console blocks, each a list of command lines."""
-    return [[line for line in block.splitlines() if line.strip()]
-            for block in re.findall(r"```console\n(.*?)```", PAGE.read_text(encoding="utf-8"), re.S)]
+    blocks = re.findall(r"```console\n(.*?)```", PAGE.read_text(encoding="utf-8"), re.S)
+    # A long command is printed one option per line with `\` continuations, as a shell reads it: joined.
+    return [[line for line in re.sub(r" \\\n\s*", " ", block).splitlines() if line.strip()] for block in blocks]
 
 
 def _block(first: str) -> list[str]:
