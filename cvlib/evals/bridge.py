@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 
 __all__ = ["AUTO", "DEFAULT_RETRIES", "WAYS", "CallWay", "InspectModel", "choose_way", "provider_of"]
 
-#: How an answer can be held to its grammar, best first: the runtime's own grammar (a llama.cpp server, the cvlib
+#: How an answer can be held to its grammar, best first — the runtime's own grammar (a llama.cpp server, the cvlib
 #: provider), an API's structured output (a JSON schema: an enum, or a pattern), a strict parser with a bounded retry.
 #: A call without a grammar is ``none``: the answer is free text (the notes study's code).
 WAYS: tuple[str, ...] = ("grammar", "json_schema", "parser")

@@ -60,14 +60,14 @@ logger = logging.getLogger(__name__)
 
 #: Where a sample's store keeps the runner's recorded lines.
 LINES_KEY = "cvlib_lines"
-#: Static concurrency: ``--max-connections`` (or the provider's default) calls at a time. inspect's adaptive
+#: Static concurrency — ``--max-connections`` (or the provider's default) calls at a time. inspect's adaptive
 #: concurrency was seen to spin without making a call against the in-process provider, which takes one call at a time.
 _CONFIG = GenerateConfig(adaptive_connections=False)
 #: Each study's sample runner, the seam a new edition is pointed at (:mod:`cvlib.evals.runners`).
 RUNNERS: dict[str, Callable[..., list[str]]] = {AGENT_STUDY: run_agent_sample, NOTES_STUDY: run_notes_sample}
 
 
-#: ``-T repeats=plan``: the repeats the pre-registration plans for the eval's model.
+#: ``-T repeats=plan`` — the repeats the pre-registration plans for the eval's model.
 PLAN = "plan"
 
 

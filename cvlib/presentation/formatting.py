@@ -31,7 +31,7 @@ from cvlib.core.errors import ParameterError
 
 #: The en dash the book prints for a missing value (None or NaN).
 MISSING = "–"
-#: The kind :func:`glue_all` glues as Markdown: whole sentences, set in the page's type, not as a value.
+#: The kind :func:`glue_all` glues as Markdown — whole sentences, set in the page's type, not as a value.
 MARKDOWN = "markdown"
 
 
@@ -430,7 +430,7 @@ def effect_phrase(mean: Any, low: Any, high: Any, tasks: int, kind: str | Quanti
     return f"{written(mean)} ({fmt(low, kind)} to {fmt(high, kind)}), {said}"
 
 
-#: How :func:`grouped_effects` states a verdict after "was": a difference is below or above zero.
+#: How :func:`grouped_effects` states a verdict after "was" — a difference is below or above zero.
 _GROUP_VERDICTS = {NOT_DISTINGUISHABLE: NOT_DISTINGUISHABLE, "lower": "below zero", "higher": "above zero"}
 
 

@@ -45,7 +45,7 @@ __all__ = [
 
 #: The primary metrics (pre-registration part 3, section 6).
 PRIMARY_METRICS: tuple[str, ...] = ("discrimination", "cost_over_aware")
-#: The primary contrasts: reading, being told, being stopped.
+#: The primary contrasts — reading, being told, being stopped.
 PRIMARY_CONTRASTS: tuple[tuple[str, str], ...] = (("labelled", "transcript"), ("told", "labelled"), ("enforced", "told"))
 #: The equivalence margin of a null for each primary metric, as section 7 states them (cost in steps per task).
 MARGINS: dict[str, float] = {"discrimination": 0.10, "cost_over_aware": 0.5}

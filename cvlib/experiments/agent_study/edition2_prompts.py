@@ -44,7 +44,7 @@ __all__ = [
 
 #: The arms, in the order a group records them (the first edition's four).
 EVIDENCE_ARMS: tuple[str, ...] = STUDY_ARMS
-#: The three cyclic orders of the answer options: each option is listed first, second and third once.
+#: The three cyclic orders of the answer options — each option is listed first, second and third once.
 OPTION_ORDERS: tuple[tuple[str, ...], ...] = tuple(tuple(OPTIONS[(k + j) % 3] for j in range(3)) for k in range(3))
 #: The competence probe, the same words in every arm.
 PROBE_QUESTION = (

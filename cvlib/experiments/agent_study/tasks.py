@@ -46,7 +46,7 @@ __all__ = [
 #: plan), then the second edition's random plans on which the validity-aware executor is not the floor
 #: (:data:`FLOORLESS_FAMILIES`).
 FAMILIES = ("named", "variant", "budget", "random", "hidden", "false_alarm", "noisy")
-#: Random plans changed so that checking states first is not optimal: ``hidden``, every replacement happens
+#: Random plans changed so that checking states first is not optimal — ``hidden``, every replacement happens
 #: silently (only an action's failure or a re-observation finds it); ``false_alarm``, doubts are added that prove
 #: false (a check costs a step and finds nothing); ``noisy``, verification misses a real change 30 % of the time
 #: and raises a false alarm 20 % of the time (X2's noisy verification, seeded by the plan's index).

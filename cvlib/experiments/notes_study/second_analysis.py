@@ -30,9 +30,9 @@ if TYPE_CHECKING:
 
 __all__ = ["HELD_BACK", "VARIANT_CONTRASTS", "read_second_outcomes", "refutability", "taken_models"]
 
-#: The outcomes that hold back from a stale note: the function returned unchanged, or declined in the offered form.
+#: The outcomes that hold back from a stale note — the function returned unchanged, or declined in the offered form.
 HELD_BACK: tuple[str, ...] = ("unchanged", "declined")
-#: The variant contrasts, first minus second: N1 (refutable − placebo), then what the placebo and the refutation each add.
+#: The variant contrasts, first minus second — N1 (refutable − placebo), then what the placebo and the refutation each add.
 VARIANT_CONTRASTS: tuple[tuple[str, str], ...] = (
     ("refutable", "placebo"),
     ("placebo", "unrefutable"),

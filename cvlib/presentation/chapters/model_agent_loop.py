@@ -755,7 +755,7 @@ def _competence(probes: pd.DataFrame) -> str:
     return "could not be shown right in under half of the probed tasks in every arm, nor in half or more in any"
 
 
-#: The effects the prose states for every model at once, each verdict once: glue key, lead, kind, contrast, metric.
+#: The effects the prose states for every model at once, each verdict once — glue key, lead, kind, contrast, metric.
 _GROUPED: tuple[tuple[str, str, str, str, str], ...] = (
     ("told_random", "against random answers at each model's own rates, the told arm's difference in pre-failure work",
      "reference", "told − random_told", "pre_failure_work"),

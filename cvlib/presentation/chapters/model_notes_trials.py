@@ -621,7 +621,7 @@ def _finding(out: Mapping[str, tuple[Any, str]], p: str, held_back: str = "") ->
             f"{out[f'{p}fresh_refutable'][0]} with it. Paired difference: {out[f'{p}refute'][0]}{held_back}")
 
 
-#: The arm contrasts the prose states for the coder models at once, each verdict once: glue key, first arm, lead.
+#: The arm contrasts the prose states for the coder models at once, each verdict once — glue key, first arm, lead.
 _GROUPED: tuple[tuple[str, str, str], ...] = (
     ("label", "stale_labelled", "against the note shown as fresh (unrefutable variant), the change in the stale-edit share "
      "from the label"),
