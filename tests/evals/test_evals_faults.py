@@ -22,8 +22,8 @@ import pytest
 
 pytest.importorskip("inspect_ai")
 
-from inspect_ai import eval as inspect_eval  # noqa: E402
-from inspect_ai import eval_retry  # noqa: E402
+from inspect_ai import eval as _inspect_eval  # noqa: E402
+from inspect_ai import eval_retry as _eval_retry  # noqa: E402
 
 from cvbook.inspect_registry import agent_study  # noqa: E402
 from cvlib.evals.logs import import_logs  # noqa: E402
@@ -34,6 +34,25 @@ from cvlib.models.recording import read_recording  # noqa: E402
 pytestmark = pytest.mark.filterwarnings("ignore:The 'initial' parameter is deprecated:DeprecationWarning")
 
 PROBE_WORDS = "Answer with their names separated by spaces, or NONE."
+
+
+def _in_a_thread(run: Any, *args: Any, **kwargs: Any) -> Any:
+    """Run inspect in a thread of its own: inspect runs its own event loop, which cannot start in a thread that
+    already runs one (the browser tests' Playwright keeps one running in the main thread for the whole session)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(run, *args, **kwargs).result()
+
+
+def inspect_eval(*args: Any, **kwargs: Any) -> Any:
+    """inspect's ``eval``, in a thread of its own."""
+    return _in_a_thread(_inspect_eval, *args, **kwargs)
+
+
+def eval_retry(*args: Any, **kwargs: Any) -> Any:
+    """inspect's ``eval_retry``, in a thread of its own."""
+    return _in_a_thread(_eval_retry, *args, **kwargs)
 
 
 class _Scripted(http.server.BaseHTTPRequestHandler):
