@@ -135,7 +135,7 @@ def _policy_option(command: Callable[..., Any]) -> Callable[..., Any]:
 
 
 @click.group(cls=_CvlibGroup, help=PROGRAM_HELP, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(package_name="cvlib")
+@click.version_option(package_name="cvbook", prog_name="cvlib")
 @_debug_option
 def main() -> None:
     pass

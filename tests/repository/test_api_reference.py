@@ -182,11 +182,22 @@ def _napoleon_reads_a_type(docstring: str) -> bool:
     return ":type:" in str(parsed)
 
 
+def _frozen_modules() -> set[str]:
+    """The modules whose bytes a pre-registration froze (the notes study's reader, its SHA-256 in part 4): their
+    wording waits for the study's end, since rewording one after recording started would be a deviation."""
+    from cvlib.experiments.notes_study.reader_identity import READER_FILES
+
+    return {f[: -len(".py")].replace("/", ".") for f in READER_FILES if f.endswith(".py")}
+
+
 def test_summary_lines_of_properties_and_constants_are_not_read_as_types() -> None:
     """Napoleon reads ``text: more`` on the first line of a property's or constant's
     docstring as ``type: description`` and renders "Type: text" on the page."""
     offenders = []
+    frozen = _frozen_modules()
     for modname, module in sorted(MODULES.items()):
+        if modname in frozen:
+            continue
         # '#:' comments on module constants and on class attributes alike.
         for (scope, name), lines in ModuleAnalyzer.for_module(modname).find_attr_docs().items():
             if lines and _napoleon_reads_a_type("\n".join(lines)):

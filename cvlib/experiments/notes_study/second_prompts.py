@@ -49,7 +49,7 @@ __all__ = [
     "second_prompt",
 ]
 
-#: The one way to decline, in every arm — an answer whose line starts with it is read as holding back.
+#: The one way to decline, in every arm: an answer whose line starts with it is read as holding back.
 DECLINE = "NO EDIT:"
 #: The three variants, in recording order.
 VARIANTS: tuple[str, ...] = ("unrefutable", "refutable", "placebo")
