@@ -441,6 +441,7 @@ def test_two_outside_spec_files_become_two_pages_of_one_book(tmp_path):
         import html as html_module
 
         text = html_module.unescape(re.sub(r"<[^>]+>", "", html))
+        text = re.sub(r" \\\n\s*", " ", text)  # a long command is printed one option per line, with `\` continuations
         assert f"papermill notebooks/spec_page.ipynb _runs/{name}.ipynb -p spec '{outside / name}.yaml' -p budget " in text
 
 

@@ -24,7 +24,7 @@ def _pyproject_requirements() -> dict[str, str]:
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     reqs = list(project["dependencies"])
     for items in project["optional-dependencies"].values():
-        reqs += [r for r in items if not r.startswith("cvlib")]
+        reqs += [r for r in items if not r.startswith(("cvlib", "cvbook"))]
     out: dict[str, str] = {}
     for r in reqs:
         name, spec = _split(r)
