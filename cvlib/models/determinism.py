@@ -76,7 +76,7 @@ def load_determinism(path: str | os.PathLike[str]) -> list[DeterminismRow]:
     return rows
 
 
-def determinism_sentence(rows: Sequence[DeterminismRow], prefix: str) -> str:
+def determinism_sentence(rows: Sequence[DeterminismRow], prefix: str | tuple[str, ...]) -> str:
     """What re-generating the recordings whose file names start with ``prefix`` found, summed per thread count.
 
     The per-file counts belong in a table (the chapters show one); the
@@ -86,8 +86,8 @@ def determinism_sentence(rows: Sequence[DeterminismRow], prefix: str) -> str:
     ----------
     rows : sequence of DeterminismRow
         From :func:`load_determinism`.
-    prefix : str
-        The experiment's part of the file names (``"agent_study."``, ``"notes_"``).
+    prefix : str or tuple of str
+        The start of the experiment's file names (``"agent_study."``), or several.
 
     Returns
     -------

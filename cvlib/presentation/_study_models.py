@@ -18,11 +18,12 @@ if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
     from cvlib.models.determinism import DeterminismRow
+    from cvlib.models.recording import CallRecord
     from cvlib.presentation.formatting import Quantity
     from cvlib.presentation.tables import Table
 
-__all__ = ["CONTINUED", "MODELS", "MODEL_LABELS", "PROMPT_WIDTH", "determinism_table", "glue_key", "model_label", "model_table",
-           "prompt_block"]
+__all__ = ["CONTINUED", "MODELS", "MODEL_LABELS", "PROMPT_WIDTH", "answers_summary", "changed_lines", "conversation_text",
+           "determinism_table", "first_turn", "glue_key", "model_label", "model_table", "prompt_block"]
 
 #: The studies' models, smallest first, by recording stem.
 MODELS: tuple[str, ...] = ("smollm2-135m", "qwen2.5-coder-0.5b", "qwen2.5-coder-1.5b")
@@ -74,15 +75,15 @@ def model_table(frame: pd.DataFrame, columns: Mapping[str, str] | Sequence[str],
     return table(frame.assign(model=frame["model"].map(model_label)), columns, formats, **options)
 
 
-def determinism_table(rows: Sequence[DeterminismRow], prefix: str) -> Table:
+def determinism_table(rows: Sequence[DeterminismRow], prefix: str | tuple[str, ...]) -> Table:
     """Per recording of one study, how many sampled calls came back byte-identical at each thread count.
 
     Parameters
     ----------
     rows : sequence of DeterminismRow
         From :func:`cvlib.models.determinism.load_determinism`.
-    prefix : str
-        The study's part of the file names (``"agent_"``, ``"notes_"``).
+    prefix : str or tuple of str
+        The start of the study's file names (``"agent_study_2."``), or several.
 
     Returns
     -------
@@ -147,3 +148,34 @@ def _backtick_runs(text: str) -> list[str]:
     import re
 
     return re.findall(r"`{3,}", text)
+
+
+def conversation_text(record: CallRecord) -> str:
+    """A recorded call's whole conversation as the model read it, then its answer, each turn headed by its role."""
+    parts = [f"[{role}]\n{content}" for role, content in record.prompt]
+    parts.append(f"[model's answer]\n{record.response}")
+    return "\n\n".join(parts)
+
+
+def first_turn(record: CallRecord) -> list[str]:
+    """The lines of a recorded call's first user turn (in the agent studies: the plan and the first question)."""
+    return next(content for role, content in record.prompt if role == "user").splitlines()
+
+
+def changed_lines(before: Sequence[str], after: Sequence[str]) -> list[str]:
+    """The lines that differ between two turns, as ``- old`` and ``+ new`` (the shared lines left out)."""
+    import difflib
+
+    return [line for line in difflib.ndiff(list(before), list(after)) if line[:2] in ("- ", "+ ")]
+
+
+def answers_summary(record: CallRecord) -> str:
+    """The model's answers in a conversation, in order, each run of one answer counted: "EXECUTE ×29, VERIFY F1, EXECUTE"."""
+    said = [content.strip() for role, content in record.prompt if role == "assistant"] + [record.response.strip()]
+    runs: list[list[Any]] = []
+    for answer in said:
+        if runs and runs[-1][0] == answer:
+            runs[-1][1] += 1
+        else:
+            runs.append([answer, 1])
+    return ", ".join(f"`{a}` ×{n}" if n > 1 else f"`{a}`" for a, n in runs)

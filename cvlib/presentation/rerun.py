@@ -43,6 +43,10 @@ RUNS = "_runs"
 COLUMN_CHARS = 76
 #: The committed record of each chapter's printed commands and the seconds they took, relative to data/.
 TIMES_FILE = ("benchmarks", "command_times.json")
+#: What the record says it holds (written with it by each test that records times).
+TIMES_ABOUT = ("Seconds each printed command block took, run alone on a two-core machine with CVBOOK_RECORD_COMMAND_TIMES=1: "
+               "under chapters, each chapter's 'Run it yourself' block (tests/presentation/test_rerun_commands.py); under "
+               "pages, a book page's console blocks (the page's own test, e.g. tests/evals/test_run_on_your_model.py).")
 #: How far over its stated time a printed command may run before the rerun test fails (a busy machine's slack).
 TIME_MARGIN = 1.5
 

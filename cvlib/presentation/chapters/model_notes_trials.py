@@ -76,6 +76,8 @@ __all__ = [
 MODELS: tuple[str, ...] = _study_models.MODELS
 #: How the page names them.
 MODEL_LABELS: dict[str, str] = _study_models.MODEL_LABELS
+#: The file names of the first edition's recordings (the second edition's have their own page).
+FIRST_EDITION_FILES = ("notes_trials.", "notes_study.")
 #: The commit that holds part 2 of the pre-registration, made before the notes study's first call.
 PREREGISTRATION_COMMIT = "fef2a9a"
 #: Each model's pre-registered groups, ``(variant, repeat)`` (``preregistration.md``, part 2, section 2.3).
@@ -710,7 +712,7 @@ def chapter_values(study: NotesStudy, tasks: Sequence[NotesTask], refutable_task
     out.update(_prediction_words(study))
     out.update(_group_values(study, [m for m in study.models if m not in MODELS] or list(MODELS[1:])))  # the coders, or a reader's own
     out["MN_determinism"] = (determinism_sentence(load_determinism(project_root() / "data" / "model_trials" / "determinism.csv"),
-                                                  "notes_"), "count")
+                                                  FIRST_EDITION_FILES), "count")
     return out
 
 def determinism_table() -> Any:
@@ -722,4 +724,4 @@ def determinism_table() -> Any:
         Read from ``data/model_trials/determinism.csv`` (:func:`cvlib.models.determinism.load_determinism`).
     """
     return _study_models.determinism_table(load_determinism(project_root() / "data" / "model_trials" / "determinism.csv"),
-                                           "notes_")
+                                           FIRST_EDITION_FILES)
