@@ -218,7 +218,9 @@ def test_the_studys_own_folder_stays_blind_until_the_audit_sample_is_drawn(tmp_p
     from cvlib.repository import data_path
 
     own = data_path("model_trials")
-    assert chapter.readings_blind(own) == (not (own / chapter.AUDIT_FILE).is_file())
+    from cvlib.experiments.notes_study.blind_audit import SAMPLE_FILE
+
+    assert chapter.readings_blind(own) == (not (own / SAMPLE_FILE).is_file())
     assert not chapter.readings_blind(tmp_path)
 
 

@@ -13,8 +13,10 @@ prompts as diffs between variants.
 made, and no reading looked at, before the blind audit's sample is drawn and
 its standard's additions are written; progress is watched by counting groups.
 So when the page reads the study's own folder (``data/model_trials``) and the
-audit file (``notes_audit_blind.csv``) does not exist yet, :func:`read_study`
-counts groups only and reads no answer, and the pages say why. A reader's own
+audit's sample (``notes_audit_blind_sample.csv``, written by
+``draw_blind_audit.py --draw`` after recording) does not exist yet,
+:func:`read_study` counts groups only and reads no answer, and the pages say
+why. A reader's own
 folder of recordings has no such audit and is read at once.
 """
 
@@ -29,6 +31,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from cvlib.core.errors import ParameterError
+from cvlib.experiments.notes_study.blind_audit import SAMPLE_FILE, VERDICT_FILE
 from cvlib.experiments.notes_study.equivalence import EQUIVALENCE_MARGIN
 from cvlib.experiments.notes_study.manipulation import ECHO_LIMIT
 from cvlib.experiments.notes_study.second_design import (
@@ -87,8 +90,8 @@ PREREGISTRATION_COMMIT = "a83558b"
 #: The longest line of a prompt or a diff as the page prints it (a little under the column, which a diff's marker and the
 #: continuation arrow would otherwise overrun by a few pixels).
 PRINT_WIDTH = PROMPT_WIDTH - 4
-#: The blind audit's file in the study's data folder, with the drawn answers and each rater's verdicts (section 4.9).
-AUDIT_FILE = "notes_audit_blind.csv"
+#: The blind audit's file in the study's data folder, with each rater's verdicts on the drawn answers (section 4.9).
+AUDIT_FILE = VERDICT_FILE
 
 
 def recordings_folder(recordings_dir: str | os.PathLike[str]) -> Path:
@@ -179,7 +182,7 @@ def readings_blind(folder: Path) -> bool:
     bool
     """
     study = data_path("model_trials")
-    return folder.resolve() == study.resolve() and not (study / AUDIT_FILE).is_file()
+    return folder.resolve() == study.resolve() and not (study / SAMPLE_FILE).is_file()
 
 
 @dataclass(frozen=True)
@@ -195,7 +198,7 @@ class AuditStatus:
     def sentence(self) -> str:
         """The status in one sentence."""
         if not self.drawn:
-            return f"not drawn yet: `data/model_trials/{AUDIT_FILE}` does not exist"
+            return f"not begun: no verdict yet (no {AUDIT_FILE} in data/model_trials)"
         who = ", ".join(self.raters) or "no rater yet"
         return (f"drawn: {plural(self.answers, 'answer')} in `{AUDIT_FILE}`, {plural(self.rows, 'row')} of verdicts "
                 f"(raters: {who}), {plural(self.adjudicated, 'adjudicated row')}")
