@@ -102,6 +102,9 @@ class StudyRuns:
         The ``told`` and ``enforced`` first answers per cell.
     models : tuple of str
         The models read, in the order asked for.
+    partial : pandas.DataFrame
+        ``model``, ``task``, ``order``: the cells of tasks not yet recorded in every option order. Section 10 of the
+        pre-registration analyses a task only once all its orders are in, so these are counted, never read.
     """
 
     runs: pd.DataFrame
@@ -109,6 +112,7 @@ class StudyRuns:
     probes: pd.DataFrame
     firsts: pd.DataFrame
     models: tuple[str, ...]
+    partial: pd.DataFrame
 
 
 def sources_in(folder: str | os.PathLike[str], models: Sequence[str] | None = None, *,
@@ -171,28 +175,40 @@ def read_runs(sources: Mapping[str, Sequence[Path]], *, draws: int = RANDOM_DRAW
 
     from cvlib.experiments.agent_study.edition2_analysis import edition2_runs, probe_table
     from cvlib.experiments.agent_study.edition2_predictions import first_answers
+    from cvlib.experiments.agent_study.edition2_prompts import OPTION_ORDERS
     from cvlib.experiments.agent_study.reference_cache import load_reference_cache
 
     runs, probes, firsts = [], [], []
+    partial = [pd.DataFrame(columns=["model", "task", "order"])]
     for model, paths in sources.items():
         records = [r for p in paths for r in read_recording(p, allow_cut_tail=True)]
         mine = edition2_runs(records)
         if mine.empty:
             continue
+        # A task enters the analysis once every option order of it is recorded (section 10): a recorder stopped in
+        # the middle of a task leaves cells that are counted but not read, so no level leans on one order.
+        orders = mine.groupby("task")["order"].nunique()
+        whole = set(orders[orders == len(OPTION_ORDERS)].index)
+        partial.append(mine[~mine["task"].isin(whole)][["task", "order"]].drop_duplicates().assign(model=model))
+        mine = mine[mine["task"].isin(whole)]
+        if mine.empty:
+            continue
         # The page names a model by its file's stem; ``recorded`` keeps the name its calls recorded.
         runs.append(mine.assign(recorded=mine["model"], model=model))
         found = probe_table(records)
+        found = found[found["task"].isin(whole)]
         probes.append(found.assign(recorded=found["model"], model=model))
         found = first_answers(records)
         firsts.append(found.assign(recorded=found["model"], model=model))
+    cut = pd.concat(partial, ignore_index=True)[["model", "task", "order"]]
     if not runs:
         empty = pd.DataFrame()
-        return StudyRuns(empty, empty, empty, empty, ())
+        return StudyRuns(empty, empty, empty, empty, (), cut)
     all_runs = pd.concat(runs, ignore_index=True)
     models = tuple(dict.fromkeys(all_runs["model"]))
     table = {} if cache is None else load_reference_cache(project_root() / cache)
     return StudyRuns(all_runs, references(all_runs, draws=draws, cache=table, computed=computed), pd.concat(probes, ignore_index=True),
-                     pd.concat(firsts, ignore_index=True), models)
+                     pd.concat(firsts, ignore_index=True), models, cut)
 
 
 def _counts(part: pd.DataFrame) -> dict[str, int]:
@@ -599,11 +615,12 @@ def recording_status(study: StudyRuns, planned: Iterable[str], *, tasks: int = 2
     rows = []
     for model in dict.fromkeys([*planned, *study.models]):
         mine = study.runs[study.runs["model"] == model] if not study.runs.empty else study.runs
+        cut = study.partial[study.partial["model"] == model]
         if mine.empty:
-            rows.append({"model": model, "cells": 0, "tasks_all_orders": 0, "stale": 0, "floorless": 0, "control": 0,
-                         "planned_cells": tasks * orders, "complete": False})
+            rows.append({"model": model, "cells": len(cut), "tasks_all_orders": 0, "stale": 0, "floorless": 0,
+                         "control": 0, "planned_cells": tasks * orders, "complete": False})
             continue
-        cells = mine[["task", "order"]].drop_duplicates()
+        cells = pd.concat([mine[["task", "order"]].drop_duplicates(), cut[["task", "order"]]], ignore_index=True)
         whole = cells.groupby("task")["order"].nunique()
         whole = set(whole[whole == orders].index)
         kinds = mine.drop_duplicates("task").set_index("task").loc[sorted(whole)] if whole else mine.iloc[:0]

@@ -15,6 +15,7 @@ from cvlib.experiments.agent_study.edition2_analysis import (
     bounded,
     edition2_runs,
     order_bias,
+    probe_scores,
     probe_table,
     reference_runs,
     task_group,
@@ -97,6 +98,15 @@ def test_probes_are_scored_per_fact(recorded):
     assert not probes.empty and set(probes["arm"]) <= {"transcript", "labelled", "told", "enforced"}
     named_none = probes[~probes["exact"]]
     assert (named_none["recall"] == 0.0).all()
+
+
+def test_a_name_cut_by_the_token_limit_is_no_name():
+    facts = ["F1", "F2", "F3"]
+    cut = probe_scores(["F", "F2"], ["F2"], facts)  # "F2 F" cut at the limit: F2 alone was named
+    assert cut == {"exact": True, "precision": 1.0, "recall": 1.0}
+    wrong = probe_scores(["F", "F1", "F2"], ["F2"], facts)
+    assert wrong == {"exact": False, "precision": 0.5, "recall": 1.0}
+    assert probe_scores(["F"], [], facts) == {"exact": True, "precision": None, "recall": None}  # NONE, cut
 
 
 def test_a_null_is_bounded_only_when_its_ninety_percent_interval_lies_inside_the_margin():

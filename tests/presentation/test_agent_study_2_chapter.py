@@ -121,6 +121,28 @@ def test_the_status_counts_cells_and_tasks_in_all_orders_and_names_a_planned_mod
     assert "absent is not recorded yet" in values["A2_recording_state"][0]
 
 
+def test_a_task_missing_an_order_is_counted_but_not_read(folder, study, tmp_path):
+    import gzip
+
+    lines = gzip.open(folder / "agent_study_2.targets.jsonl.gz", "rt").read().splitlines()
+    first = json.loads(lines[1])["task"]
+    cut_task = {k: v for k, v in first.items() if k != "order"}
+
+    def cut(line: str) -> bool:  # the first task's last order, as a recorder stopped mid-task leaves it
+        task = json.loads(line).get("task") or {}
+        return task.get("order") == 2 and {k: v for k, v in task.items() if k != "order"} == cut_task
+
+    kept = [line for line in lines if not cut(line)]
+    assert len(kept) < len(lines)
+    with gzip.open(tmp_path / "agent_study_2.targets.jsonl.gz", "wt") as out:
+        out.write("\n".join(kept) + "\n")
+    short = tables.read_runs(tables.sources_in(tmp_path, ["targets"]), draws=5, cache=None)
+    assert short.runs["task"].nunique() == study.runs[study.runs["model"] == "targets"]["task"].nunique() - 1
+    assert set(short.partial["order"]) == {0, 1} and short.probes["task"].nunique() < study.probes["task"].nunique()
+    status = tables.recording_status(short, ["targets"]).set_index("model").loc["targets"]
+    assert status["cells"] == 3 * status["tasks_all_orders"] + 2
+
+
 def test_told_and_enforced_first_answers_agree_on_every_cell(study):
     agreement = tables.first_answer_agreement(study).set_index("model")
     assert (agreement["identical"] == agreement["cells"]).all() and (agreement["cells"] == 42).all()
@@ -132,6 +154,14 @@ def test_the_level_sentences_state_levels_and_the_probe_gate(study):
     assert len(re.split(r"(?<=\.) (?=[A-Z])", said)) == 4  # four sentences, as the issue asks
     assert "not that it read the states" in said  # it names nothing when probed
     assert chapter.level_sentences(study, "nobody").endswith("not recorded yet.")
+
+
+def test_the_contrasts_in_words_say_each_direction_once_and_leave_the_intervals_to_the_table(study):
+    said = chapter.contrasts_markdown(study)
+    reading = next(line for line in said.splitlines() if line.startswith("- **Reading the states**"))
+    assert "targets: discrimination 1.00 (only 7 tasks, too few to read) and cost fell by 2.83 steps" in reading
+    assert "always: discrimination 0.00 (only 8 tasks, too few to read) and cost identical on all 12 tasks" in reading
+    assert not re.search(r"\d to [−+-]?\d", said)  # no interval is repeated from the table
 
 
 def test_the_prompts_show_each_arm_as_its_change(folder):

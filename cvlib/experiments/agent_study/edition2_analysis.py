@@ -14,7 +14,7 @@ from __future__ import annotations
 import math
 import os
 import random
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from cvlib.core.errors import ParameterError
@@ -38,6 +38,7 @@ __all__ = [
     "bounded",
     "edition2_runs",
     "order_bias",
+    "probe_scores",
     "probe_table",
     "reference_runs",
     "task_group",
@@ -222,14 +223,47 @@ def probe_table(recording: str | os.PathLike[str] | Iterable[CallRecord]) -> pd.
     import pandas as pd
 
     records = read_recording(recording) if isinstance(recording, str | os.PathLike) else list(recording)
-    rows = [
-        {"model": r.model, "task": _task_key(r.task), "stale_fact": bool(r.task["stale_fact"]),
-         "order": int(r.task["order"]), "arm": str(r.arm), "exact": bool(r.decision["correct"]),
-         "precision": r.decision["precision"], "recall": r.decision["recall"]}
-        for r in records
-        if r.experiment == EXPERIMENT and r.decision.get("probe")
-    ]
+    facts: dict[str, frozenset[str]] = {}
+    rows = []
+    for r in records:
+        if r.experiment != EXPERIMENT or not r.decision.get("probe"):
+            continue
+        key = _task_key(r.task)
+        if key not in facts:
+            facts[key] = frozenset(task_setup(AgentTask.from_dict(r.task)).plan.facts)
+        scores = probe_scores(r.decision["named"], r.decision["right"], facts[key])
+        rows.append({"model": r.model, "task": key, "stale_fact": bool(r.task["stale_fact"]),
+                     "order": int(r.task["order"]), "arm": str(r.arm), **scores})
     return pd.DataFrame(rows, columns=["model", "task", "stale_fact", "order", "arm", "exact", "precision", "recall"])
+
+
+def probe_scores(named: Sequence[str], right: Sequence[str], facts: Collection[str]) -> dict[str, Any]:
+    """A probe answer scored exactly and per fact, counting only the plan's fact names it holds.
+
+    The grammar lets a probe answer name only the plan's facts, but an answer cut at the token limit can end
+    in part of a name (``F`` for ``F2``); that part names no fact, so it is neither a hit nor a miss. The
+    recorder's own scores (``decision["correct"]``, ``precision``, ``recall``) counted it as a name; they are
+    kept in the recording as written and this is the score the analysis reads.
+
+    Parameters
+    ----------
+    named : sequence of str
+        The names the answer holds (the recording's ``decision["named"]``).
+    right : sequence of str
+        The facts not ACTIVE at the probe (``decision["right"]``).
+    facts : collection of str
+        The plan's facts.
+
+    Returns
+    -------
+    dict
+        ``exact`` (the names are exactly the facts not ACTIVE), ``precision`` and ``recall`` (None where
+        undefined).
+    """
+    kept = sorted(set(named) & set(facts))
+    hits = len(set(kept) & set(right))
+    return {"exact": set(kept) == set(right), "precision": hits / len(kept) if kept else None,
+            "recall": hits / len(right) if right else None}
 
 
 class _Scripted:

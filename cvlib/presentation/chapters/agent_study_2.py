@@ -12,6 +12,7 @@ planned model without a recording is "not recorded yet".
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -38,7 +39,7 @@ from cvlib.presentation.agent_study_2_tables import (
     random_label,
     recording_status,
 )
-from cvlib.presentation.formatting import effect_phrase, fmt, listing, plural
+from cvlib.presentation.formatting import fmt, listing, plural
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -190,6 +191,7 @@ def level_sentences(study: StudyRuns, model: str, confidence: float = 0.95) -> s
     levels = level_rows(study, "stale", confidence)
     tasks = int(study.runs[(study.runs["model"] == model) & study.runs["stale_fact"]]["task"].nunique())
     unblocked, blocked = _execute_shares(study, model, "transcript")
+    complete = bool(recording_status(study, [model]).set_index("model").loc[model, "complete"])
     discrimination = ", ".join(f"{arm} {fmt(_level(levels, model, arm, 'discrimination'), 'mean')}" for arm in EVIDENCE_ARMS)
     cost = ", ".join(f"{arm} {_signed(_level(levels, model, arm, 'cost_over_aware'))}" for arm in EVIDENCE_ARMS)
     always = _signed(_level(levels, model, "always execute", "cost_over_aware"))
@@ -202,10 +204,10 @@ def level_sentences(study: StudyRuns, model: str, confidence: float = 0.95) -> s
             "under half in every arm, so by the pre-registration its arm differences say what the words do, "
             "not that it read the states")
     sentences = [
-        f"**{label}**, {plural(tasks, 'stale-fact task')} so far: in the transcript arm, on runs that met both kinds "
-        f"of step, it answered `EXECUTE` at {fmt(unblocked, 'percent_of')} of steps resting only on ACTIVE facts and "
-        f"at {fmt(blocked, 'percent_of')} of blocked ones. Its discrimination by arm was {discrimination} (the validity-aware executor 1, any policy "
-        "blind to the step 0).",
+        f"**{label}**, {plural(tasks, 'stale-fact task')}{'' if complete else ' so far'}: in the transcript arm, on "
+        f"the average task, it "
+        f"answered `EXECUTE` at {fmt(unblocked, 'percent_of')} of the steps resting only on ACTIVE facts and at "
+        f"{fmt(blocked, 'percent_of')} of the blocked ones. Its discrimination by arm was {discrimination}.",
         f"Its cost over the validity-aware executor, in steps per task, was {cost}; always executing costs {always}, "
         f"and random answers at the transcript arm's rates {chance}.",
         f"Asked which facts should not be relied on, it named exactly those in {named} of tasks: {gate}." if named else
@@ -237,7 +239,11 @@ def levels_markdown(study: StudyRuns, main: str, planned: Sequence[str] = PLANNE
 
 
 def contrasts_markdown(study: StudyRuns, confidence: float = 0.95) -> str:
-    """Each primary contrast in one bullet: its effect on discrimination and on cost, per model, with its reading.
+    """Each primary contrast in one bullet, said as what it did to each model; the table after it holds the intervals.
+
+    The prose names a direction and a size only where the interval excludes zero, and a bound only where the
+    pre-registration's equivalence test gives one, so the words never claim more than the table's interval; the
+    numbers in brackets are left to the table, so each finding is said once.
 
     Parameters
     ----------
@@ -259,21 +265,31 @@ def contrasts_markdown(study: StudyRuns, confidence: float = 0.95) -> str:
         said = []
         for model in study.models:
             parts = []
-            for metric, noun in (("discrimination", "discrimination"), ("cost_over_aware", "cost")):
+            for metric, noun, unit in (("discrimination", "discrimination", ""), ("cost_over_aware", "cost", "step")):
                 hit = rows[(rows["model"] == model) & (rows["contrast"] == contrast) & (rows["metric"] == metric)]
-                if hit.empty:
-                    continue
-                r = hit.iloc[0]
-                effect = effect_phrase(r["mean"], r["low"], r["high"], int(r["tasks"]), min_tasks=10,
-                                       unit="step" if metric == "cost_over_aware" else "")
-                if r["reading"].startswith(("no change", "too few tasks to bound", "not bounded")):
-                    effect = f"{effect} ({r['reading']})"
-                parts.append(f"{noun} {effect}")
+                if not hit.empty:
+                    r = hit.iloc[0]
+                    parts.append(_reading_phrase(noun, r["mean"], r["reading"], int(r["tasks"]), unit))
             if parts:
-                said.append(f"for {model_label(model)}, {'; '.join(parts)}")
+                said.append(f"{model_label(model)}: {listing(parts, last=' and ')}")
         first, second = contrast.split(" − ")
-        bullets.append(f"- **{words.capitalize()}** (`{first}` − `{second}`): {'. '.join(said)}.")
+        bullets.append(f"- **{words.capitalize()}** (`{first}` − `{second}`). {'. '.join(said)}.")
     return "\n".join(bullets)
+
+
+def _reading_phrase(noun: str, mean: float, reading: str, tasks: int, unit: str) -> str:
+    """One metric's change in words: its direction and size where the interval excludes zero, else what bounds it."""
+    size = plural(abs(mean), unit, kind="mean") if unit else fmt(abs(mean), "mean")
+    if reading in ("higher", "lower"):
+        return f"{noun} {'rose' if reading == 'higher' else 'fell'} by {size}"
+    if reading.startswith("identical"):
+        return f"{noun} {reading}"
+    if reading.startswith("no change larger than"):
+        return f"{noun} changed by no more than {reading.rsplit(' ', 1)[1]}{' ' + unit + 's' if unit else ''}"
+    if reading.startswith("too few tasks ("):
+        amount = plural(mean, unit, kind="mean") if unit else fmt(mean, "mean")
+        return f"{noun} {amount} (only {plural(tasks, 'task')}, too few to read)"
+    return f"{noun} no clear change ({reading})"
 
 
 def chapter_values(study: StudyRuns, main: str, planned: Sequence[str] = PLANNED_MODELS,
@@ -409,7 +425,7 @@ def predictions_table(study: StudyRuns) -> Any:
     def labelled(text: str) -> str:
         for recorded, stem in names.items():
             text = text.replace(recorded, model_label(stem))
-        return text
+        return re.sub(r"(?<!\w)-(?=\d)", "−", text)  # the page's minus sign, as in every other table
 
     frame = pd.DataFrame([{"prediction": v.prediction, "model": model_label(names.get(v.model, v.model)) if v.model else "all",
                            "verdict": v.verdict, "reason": labelled(v.reason)} for v in graded])

@@ -658,7 +658,7 @@ def chapter_values(study: StudyAnalysis, sources: Mapping[str, Path | None], mai
 
     out: dict[str, tuple[Any, str]] = {"AL_preregistration": (PREREGISTRATION_COMMIT, "count"),
                                        "AL_plan_stale": (STALE_TASKS, "count"), "AL_plan_control": (CONTROL_TASKS, "count"),
-                                       "AL_seed": (STUDY_SEED, "count"), "AL_temperature": (SAMPLED_TEMPERATURE, "tenths"),
+                                       "AL_seed": (str(STUDY_SEED), "count"), "AL_temperature": (SAMPLED_TEMPERATURE, "tenths"),
                                        "AL_confidence_pct": (f"{round(100 * study.confidence)} %", "count"),
                                        "AL_models_read": (len(study.models), "count"),
                                        "AL_random_draws": (RANDOM_DRAWS, "count")}

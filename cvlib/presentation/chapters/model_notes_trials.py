@@ -696,7 +696,7 @@ def chapter_values(study: NotesStudy, tasks: Sequence[NotesTask], refutable_task
     out: dict[str, tuple[Any, str]] = {
         "MN_tasks": (int(mine["task"].nunique()) if len(mine) else 0, "count"),
         "MN_all_tasks": (len(tasks), "count"), "MN_refutable_tasks": (refutable_tasks, "count"),
-        "MN_preregistration": (PREREGISTRATION_COMMIT, "count"), "MN_seed": (NOTES_STUDY_SEED, "count"),
+        "MN_preregistration": (PREREGISTRATION_COMMIT, "count"), "MN_seed": (str(NOTES_STUDY_SEED), "count"),
         "MN_temperature": (SAMPLED_TEMPERATURE, "tenths"), "MN_confidence_pct": (f"{round(100 * study.confidence)} %", "count"),
         "MN_gate_withheld": (int(gate["withheld"]), "count"), "MN_gate_shown": (len(gate["shown"]), "count"),
         "MN_gate_wide": (int(gate["wide"]), "count"), "MN_gate_shown_ids": (", ".join(gate["shown"]) or MISSING, "count"),

@@ -461,7 +461,7 @@ def chapter_values(study: SecondStudy, main: str) -> dict[str, tuple[Any, str]]:
         "NS2_placebo_tasks": (study.placebo_tasks, "count"), "NS2_planned": (planned, "count"),
         "NS2_recorded": (int(study.status["recorded"].sum()), "count"),
         "NS2_models_recorded": (len(study.recorded), "count"), "NS2_status": (status_sentence(study), "count"),
-        "NS2_seed": (SECOND_SEED, "count"), "NS2_margin": (plural(round(100 * EQUIVALENCE_MARGIN), "point"), "count"),
+        "NS2_seed": (str(SECOND_SEED), "count"), "NS2_margin": (plural(round(100 * EQUIVALENCE_MARGIN), "point"), "count"),
         "NS2_echo_limit": (ECHO_LIMIT, "percent_whole"),
         "NS2_confidence_pct": (f"{round(100 * study.confidence)} %", "count"),
         "NS2_main_label": (model_label(main), "count"),
