@@ -103,8 +103,9 @@ class StudyRuns:
     models : tuple of str
         The models read, in the order asked for.
     partial : pandas.DataFrame
-        ``model``, ``task``, ``order``: the cells of tasks not yet recorded in every option order. Section 10 of the
-        pre-registration analyses a task only once all its orders are in, so these are counted, never read.
+        ``model``, ``task``, ``order``: the cells of tasks not yet recorded in every option order their recording
+        uses. Section 10 of the pre-registration analyses a task only once all its orders are in, so these are
+        counted, never read.
     """
 
     runs: pd.DataFrame
@@ -175,7 +176,6 @@ def read_runs(sources: Mapping[str, Sequence[Path]], *, draws: int = RANDOM_DRAW
 
     from cvlib.experiments.agent_study.edition2_analysis import edition2_runs, probe_table
     from cvlib.experiments.agent_study.edition2_predictions import first_answers
-    from cvlib.experiments.agent_study.edition2_prompts import OPTION_ORDERS
     from cvlib.experiments.agent_study.reference_cache import load_reference_cache
 
     runs, probes, firsts = [], [], []
@@ -185,10 +185,11 @@ def read_runs(sources: Mapping[str, Sequence[Path]], *, draws: int = RANDOM_DRAW
         mine = edition2_runs(records)
         if mine.empty:
             continue
-        # A task enters the analysis once every option order of it is recorded (section 10): a recorder stopped in
-        # the middle of a task leaves cells that are counted but not read, so no level leans on one order.
+        # A task enters the analysis once it has every option order its recording uses (section 10: all three in
+        # the study): a recorder stopped in the middle of a task leaves cells that are counted but not read, so no
+        # level leans on one order, while a reader's run of one order (-T orders=0) or of a prefix is read whole.
         orders = mine.groupby("task")["order"].nunique()
-        whole = set(orders[orders == len(OPTION_ORDERS)].index)
+        whole = set(orders[orders == mine["order"].nunique()].index)
         partial.append(mine[~mine["task"].isin(whole)][["task", "order"]].drop_duplicates().assign(model=model))
         mine = mine[mine["task"].isin(whole)]
         if mine.empty:

@@ -141,6 +141,14 @@ def test_a_task_missing_an_order_is_counted_but_not_read(folder, study, tmp_path
     assert set(short.partial["order"]) == {0, 1} and short.probes["task"].nunique() < study.probes["task"].nunique()
     status = tables.recording_status(short, ["targets"]).set_index("model").loc["targets"]
     assert status["cells"] == 3 * status["tasks_all_orders"] + 2
+    # a run of fewer orders (a reader's -T orders=0,1, or inspect's --limit 2) is read whole: every task has them all
+    two = [line for line in lines if (json.loads(line).get("task") or {}).get("order") != 2]
+    folder_two = tmp_path / "two"
+    folder_two.mkdir()
+    with gzip.open(folder_two / "agent_study_2.targets.jsonl.gz", "wt") as out:
+        out.write("\n".join(two) + "\n")
+    read = tables.read_runs(tables.sources_in(folder_two, ["targets"]), draws=5, cache=None)
+    assert read.partial.empty and read.runs["task"].nunique() == short.runs["task"].nunique() + 1
 
 
 def test_told_and_enforced_first_answers_agree_on_every_cell(study):
