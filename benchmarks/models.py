@@ -4,7 +4,7 @@ Measures, for one model and thread count: the load time, prompt processing
 and generation speed (tokens per second, from llama.cpp's own timings), the
 seconds per call of the agent study (its first task's group as recorded: the
 four arms back to back after one reset, greedy with the probes, then a sampled
-repeat; and the second edition's first cell, evaluated pure as recorded and
+repeat; and the second edition's first cell, evaluated pure and aligned as recorded and
 cached, which is what purity costs) and the seconds per notes-study edit trial (the first task of the study
 order, unrefutable variant, true-note and withheld arms, the function written
 back and read). Prints a table and the machine, threads and load averages;
@@ -54,11 +54,11 @@ def measure(model_spec: str, threads: int, repeats: int) -> dict:
         t0 = time.perf_counter()
         lines = run_group(model, study_tasks()[0], repeat, threads, probes=repeat == 0)
         per_call["greedy" if repeat == 0 else "sampled"] = (time.perf_counter() - t0) / max(1, len(lines))
-    # The second edition: one cell (the first task, EXECUTE first) evaluated pure, as recorded, and cached, to say
+    # The second edition: one cell (the first task, EXECUTE first) evaluated pure and aligned, as recorded, and cached, to say
     # what an answer that depends on its prompt alone costs.
     from cvlib.experiments.agent_study.edition2 import edition2_tasks, run_cell
 
-    for evaluation in ("pure", "cached"):
+    for evaluation in ("pure", "aligned", "cached"):
         model.reset()
         t0 = time.perf_counter()
         lines = run_cell(model, edition2_tasks()[0], 0, threads, evaluation=evaluation)
@@ -117,7 +117,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"  load {result['load_s']} s, peak RSS {result['peak_rss_mib']} MiB")
     print(f"  prompt {result['prompt_tokens_per_s']} tokens/s, generation {result['generation_tokens_per_s']} tokens/s")
     print(f"  seconds per agent-study call (first study task, greedy with probes, and sampled; the second edition's "
-          f"first cell pure and cached): {decisions}")
+          f"first cell pure, aligned and cached): {decisions}")
     edits = ", ".join(f"{arm} {s} s" for arm, s in result["seconds_per_edit_trial"].items())
     print(f"  seconds per notes-study edit trial (first task of the study order, unrefutable): {edits}")
     print(f"  load average {result['load_average']['start']} at start, {result['load_average']['end']} at end")

@@ -31,9 +31,9 @@ def cvlib_provider() -> type[ModelAPI]:
 
 @task
 def agent_study(orders: str = ",".join(map(str, ORDERS)), constraint: str = AUTO, retries: int = DEFAULT_RETRIES,
-                threads: int = 1) -> Task:
+                threads: int = 1, evaluation: str = "pure") -> Task:
     """The agent study, second edition (a sample per task and option order; see :func:`cvlib.evals.tasks.agent_study_task`)."""
-    return agent_study_task(orders, constraint, retries, threads)
+    return agent_study_task(orders, constraint, retries, threads, evaluation)
 
 
 @task

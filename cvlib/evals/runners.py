@@ -110,7 +110,7 @@ def agent_tasks() -> tuple[StudyTask, ...]:
     return tuple(agent_design.edition2_tasks())
 
 
-def agent_samples(orders: Sequence[int] = ORDERS) -> list[GroupSample]:
+def agent_samples(orders: Sequence[int] = ORDERS, evaluation: str = "pure") -> list[GroupSample]:
     """The agent study's cells in recording order: task by task (seeded order), a task's orders together.
 
     Any prefix is a random sample of whole tasks, as a cut recording is.
@@ -119,6 +119,8 @@ def agent_samples(orders: Sequence[int] = ORDERS) -> list[GroupSample]:
     ----------
     orders : sequence of int
         Option orders (0: EXECUTE, VERIFY, REPLAN; 1 and 2 the other cyclic orders).
+    evaluation : str
+        ``pure`` (part 3) or ``aligned`` (the Qwen models' recordings), carried in each sample's metadata.
 
     Returns
     -------
@@ -127,6 +129,9 @@ def agent_samples(orders: Sequence[int] = ORDERS) -> list[GroupSample]:
     bad = [o for o in orders if o not in ORDERS]
     if bad or not orders:
         raise ParameterError(f"option orders {list(orders)!r}: expected distinct values among {', '.join(map(str, ORDERS))}")
+    if evaluation not in ("pure", "aligned"):
+        raise ParameterError(f"task parameter evaluation={evaluation!r}: expected pure or aligned")
+    carried = {} if evaluation == "pure" else {"evaluation": evaluation}
     out = []
     for index, task in enumerate(agent_tasks()):
         kind = "stale-fact" if task.stale_fact else "control"
@@ -134,14 +139,14 @@ def agent_samples(orders: Sequence[int] = ORDERS) -> list[GroupSample]:
             listed = ", ".join(OPTION_ORDERS[order])
             out.append(GroupSample(agent_design.cell_name(task, order),
                                    f"{kind} task {task.task.family} {task.task.scenario}, options {listed}",
-                                   {"study": AGENT_STUDY, "index": index, "order": order}))
+                                   {"study": AGENT_STUDY, "index": index, "order": order, **carried}))
     return out
 
 
 def run_agent_sample(model: LanguageModel, metadata: Mapping[str, Any], threads: int = 1) -> list[str]:
     """One agent-study cell through the study's own runner (:func:`cvlib.experiments.agent_study.edition2.run_cell`).
 
-    Pure evaluation and the probes, as pre-registered.
+    Pure evaluation (or the sample's ``evaluation``, :func:`agent_samples`) and the probes, as pre-registered.
 
     Parameters
     ----------
@@ -158,7 +163,8 @@ def run_agent_sample(model: LanguageModel, metadata: Mapping[str, Any], threads:
         The recorded lines, one per answer.
     """
     task = agent_tasks()[int(metadata["index"])]
-    return agent_design.run_cell(model, task, int(metadata["order"]), threads)
+    evaluation = str(metadata.get("evaluation", "pure"))
+    return agent_design.run_cell(model, task, int(metadata["order"]), threads, evaluation=evaluation)
 
 
 # -- the notes study -----------------------------------------------------------------------------------

@@ -187,7 +187,7 @@ def _dataset(samples: Sequence[GroupSample], name: str) -> MemoryDataset:
 
 
 def agent_study_task(orders: str | int | Sequence[Any] = ",".join(map(str, ORDERS)), constraint: str = AUTO,
-                     retries: int = DEFAULT_RETRIES, threads: int = 1) -> Task:
+                     retries: int = DEFAULT_RETRIES, threads: int = 1, evaluation: str = "pure") -> Task:
     """The agent study's second edition: a sample per task and option order; four arms and probes; per-arm scores.
 
     Parameters
@@ -201,6 +201,10 @@ def agent_study_task(orders: str | int | Sequence[Any] = ",".join(map(str, ORDER
         The strict parser's retries after an answer outside the grammar.
     threads : int
         The runtime's threads, as the calls' settings record them.
+    evaluation : str
+        ``pure`` (part 3, SmolLM2-135M's recording) or ``aligned`` (the Qwen models' recordings: batches of 32
+        tokens from the prompt's start, only whole shared batches reused); either way an answer depends on its
+        prompt alone.
 
     Returns
     -------
@@ -208,7 +212,7 @@ def agent_study_task(orders: str | int | Sequence[Any] = ",".join(map(str, ORDER
     """
     chosen = _orders(orders)
     scorers = [_per_arm_scorer(m, agent_scores) for m in AGENT_METRICS]
-    return Task(dataset=_dataset(agent_samples(chosen), AGENT_STUDY),
+    return Task(dataset=_dataset(agent_samples(chosen, evaluation), AGENT_STUDY),
                 solver=study_solver(AGENT_STUDY, constraint, _positive("retries", retries, 0), _positive("threads", threads)),
                 scorer=scorers, name=AGENT_STUDY, version=2, config=_CONFIG,
                 metadata={"design": "data/model_trials/preregistration_part3.md", "orders": list(chosen)})

@@ -9,17 +9,21 @@ system prompt and plan) reuse the computed prefix. That saves most of a
 call's time, and at a near-tie it can change a greedy answer (a prefix
 computed in other batches rounds differently), so a caller that needs
 re-generation byte for byte calls :meth:`LlamaCppModel.reset` where a group of
-calls starts (see :mod:`cvlib.models.interface`). The runtime's own log is
-silenced.
+calls starts (see :mod:`cvlib.models.interface`), or asks for ``pure`` or
+``aligned`` evaluation, under which an answer depends on its prompt alone
+(:mod:`cvlib.models.aligned`). The runtime's own log is silenced.
 """
 
 from __future__ import annotations
 
+import json
 import os
+import urllib.request
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from cvlib.models.aligned import aligned_reuse, needs_priming, priming_prompt
 from cvlib.models.errors import ModelError, RuntimeMissingError
 from cvlib.models.files import GGUF_MAGIC, check_gguf, file_sha256
 from cvlib.models.settings import GenerationSettings, Message, ModelIdentity, check_messages
@@ -73,6 +77,8 @@ class LlamaCppModel:
         #: destructor (a thread it joins never ends), and the notes study alternates two context sizes.
         self._servers: dict[tuple[int, int, int, str], Any] = {}
         self._fresh = True
+        #: The prompt tokens of the last ``aligned`` call, or None when the next one reads its prompt whole.
+        self._previous_tokens: list[int] | None = None
         #: The runtime's timings of the last call (prompt and generated tokens, milliseconds), for benchmarks.
         self.last_timings: dict[str, Any] = {}
 
@@ -94,6 +100,7 @@ class LlamaCppModel:
             return
         if wanted in self._servers:
             self._server, self._loaded_with, self._fresh = self._servers[wanted], wanted, True
+            self._previous_tokens = None
             return
         xllamacpp = _runtime()
         params = xllamacpp.CommonParams()
@@ -104,6 +111,14 @@ class LlamaCppModel:
         # bytes whether they were computed in this prompt or reused from an earlier one (whose answer tokens were
         # computed one at a time too): a reused prefix is then provably what a fresh evaluation would give.
         params.n_ubatch = 1 if settings.evaluation == "pure" else min(settings.batch_size, 512)
+        if settings.evaluation == "aligned":
+            # Batches of exactly batch_size tokens, starting at multiples of it; nothing is restored from the
+            # runtime's store of saved prompts, and no cached chunk is shifted to a new place: the only reuse
+            # left is the prefix that :meth:`_complete_aligned` allows.
+            params.n_ubatch = settings.batch_size
+            params.cache_ram_mib = 0
+            params.cache_idle_slots = False
+            params.n_cache_reuse = 0
         params.n_parallel = 1
         params.cpuparams.n_threads = settings.threads
         params.cpuparams_batch.n_threads = settings.threads
@@ -121,10 +136,12 @@ class LlamaCppModel:
         self._servers[wanted] = self._server
         self._loaded_with = wanted
         self._fresh = True
+        self._previous_tokens = None
 
     def reset(self) -> None:
         """The next call reads its whole prompt (its computed prefix is not reused)."""
         self._fresh = True
+        self._previous_tokens = None
 
     def close(self) -> None:
         """Free the runtime (the next call loads it again)."""
@@ -150,15 +167,89 @@ class LlamaCppModel:
         if not isinstance(settings, GenerationSettings):
             raise ModelError(f"settings must be GenerationSettings, got {type(settings).__name__}")
         self.prepare(settings)
+        if settings.evaluation == "aligned":
+            return self._complete_aligned(turns, settings)
         request = chat_request(turns, settings, cache_prompt=not self._fresh and settings.evaluation != "fresh")
-        result = self._server.handle_chat_completions(request)
+        result = self._answered(self._server.handle_chat_completions(request))
+        self._fresh = False
+        content = result["choices"][0]["message"].get("content") or ""
+        return str(content)
+
+    def _answered(self, result: Any) -> dict[str, Any]:
         if not isinstance(result, dict) or "choices" not in result:
             detail = result.get("error", result) if isinstance(result, dict) else result
             raise ModelError(f"llama.cpp refused the call to {self.path.name!r}: {str(detail)[:200]}")
-        self._fresh = False
         self.last_timings = dict(result.get("timings", {}))
-        content = result["choices"][0]["message"].get("content") or ""
-        return str(content)
+        return result
+
+    def _complete_aligned(self, turns: Sequence[Message], settings: GenerationSettings) -> str:
+        # The chat endpoint would tokenize the prompt itself and keep whatever prefix its cache shares; here the
+        # prompt is built and tokenized as that endpoint does, the prefix to keep is decided by
+        # cvlib.models.aligned, and the runtime is held to it (a priming call, then a check of what it kept).
+        tokens = self.prompt_tokens(turns)
+        previous = self._previous_tokens
+        reuse = aligned_reuse(previous, tokens, settings.batch_size)
+        if previous is not None and reuse and needs_priming(previous, tokens, reuse):
+            primed = self._answered(
+                self._server.handle_completions(
+                    {
+                        "prompt": priming_prompt(tokens, reuse),
+                        "n_predict": 0,
+                        "cache_prompt": True,
+                        "temperature": 0.0,
+                        "top_k": 1,
+                    }
+                )
+            )
+            self._check_kept(primed, reuse)
+        request = completion_request(tokens, settings, cache_prompt=reuse > 0)
+        result = self._answered(self._server.handle_completions(request))
+        self._check_kept(result, reuse)
+        self._previous_tokens = tokens
+        self._fresh = False
+        return str(result["choices"][0].get("text") or "")
+
+    def _check_kept(self, result: dict[str, Any], reuse: int) -> None:
+        kept = result.get("timings", {}).get("cache_n")
+        if kept != reuse:
+            raise ModelError(
+                f"llama.cpp kept {kept} computed prompt tokens of {self.path.name!r} where aligned evaluation allows "
+                f"{reuse}; the answer would depend on the calls before it"
+            )
+
+    def prompt_tokens(self, messages: Sequence[Message]) -> list[int]:
+        """The prompt's tokens as the chat endpoint builds them: the model's chat template, then its tokenizer.
+
+        The runtime offers both only through its loopback HTTP listener (the in-process calls take a whole
+        chat), so they are asked for there.
+
+        Parameters
+        ----------
+        messages : sequence of (str, str)
+            Chat turns.
+
+        Returns
+        -------
+        list of int
+        """
+        if self._server is None:
+            raise ModelError("the runtime is not loaded; call prepare(settings) first")
+        chat = [{"role": role, "content": content} for role, content in check_messages(messages)]
+        prompt = self._listener("/apply-template", {"messages": chat})["prompt"]
+        tokens = self._listener("/tokenize", {"content": prompt, "add_special": True, "parse_special": True})
+        return [int(t) for t in tokens["tokens"]]
+
+    def _listener(self, path: str, body: dict[str, Any]) -> Any:
+        request = urllib.request.Request(
+            f"{self._server.listening_address}{path}",
+            data=json.dumps(body).encode(),
+            headers={"Content-Type": "application/json"},
+        )
+        try:
+            with urllib.request.urlopen(request, timeout=120) as response:
+                return json.loads(response.read())
+        except OSError as exc:
+            raise ModelError(f"llama.cpp's loopback listener did not answer {path}: {exc}") from None
 
 
 def chat_request(turns: Sequence[Message], settings: GenerationSettings, *, cache_prompt: bool) -> dict[str, Any]:
@@ -191,6 +282,27 @@ def chat_request(turns: Sequence[Message], settings: GenerationSettings, *, cach
     if settings.grammar is not None:
         request["grammar"] = settings.grammar
     return request
+
+
+def completion_request(tokens: Sequence[int], settings: GenerationSettings, *, cache_prompt: bool) -> dict[str, Any]:
+    """The raw-completion request for a prompt already tokenized (the chat request's settings, token ids as prompt).
+
+    Parameters
+    ----------
+    tokens : sequence of int
+        The prompt's tokens, chat template applied.
+    settings : GenerationSettings
+        How to generate.
+    cache_prompt : bool
+        Whether the runtime may keep the computed prefix of its previous prompt.
+
+    Returns
+    -------
+    dict
+    """
+    request = chat_request((), settings, cache_prompt=cache_prompt)
+    del request["messages"], request["max_tokens"]
+    return {"prompt": list(tokens), "n_predict": settings.max_tokens, **request}
 
 
 def _looks_like_gguf(spec: str) -> bool:

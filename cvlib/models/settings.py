@@ -25,7 +25,7 @@ ROLES = ("system", "user", "assistant")
 
 
 #: How a runtime may evaluate a prompt (the ``evaluation`` of :class:`GenerationSettings`).
-EVALUATIONS = ("cached", "pure", "fresh")
+EVALUATIONS = ("cached", "pure", "fresh", "aligned")
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,7 +61,11 @@ class GenerationSettings:
         long new prompt. ``fresh``: every call reads its whole prompt from the first token in the runtime's
         usual batches, reusing nothing, so the answer depends on the prompt and settings alone too; cheaper
         than ``pure`` when consecutive prompts share little after their first difference (the notes study's
-        arms differ before the function they end with). Written only when not ``cached``.
+        arms differ before the function they end with). ``aligned``: every prompt is read in batches of
+        ``batch_size`` tokens starting at multiples of it, and only whole batches a prompt shares with the one
+        before are reused (:mod:`cvlib.models.aligned`), so the answer depends on the prompt and settings alone
+        at a fraction of ``pure``'s cost when prompts grow by appending; a backend that cannot control its
+        batches reads the whole prompt instead. Written only when not ``cached``.
     """
 
     max_tokens: int

@@ -63,7 +63,7 @@ _NOT_THE_TASK = ("repeat", "order", "variant", "context_from")
 #: How answers were held to their form, by the ``constraint`` an inspect run records (and the project's recorder implies).
 _WAYS = {"grammar": "grammar", "json_schema": "JSON schema", "parser": "parser", "none": "free text"}
 #: Words for a call's evaluation (:class:`~cvlib.models.settings.GenerationSettings`).
-_EVALUATIONS = ("cached", "pure", "fresh")
+_EVALUATIONS = ("cached", "pure", "fresh", "aligned")
 
 
 @dataclass(frozen=True, slots=True)

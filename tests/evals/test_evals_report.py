@@ -198,3 +198,16 @@ def test_the_tasks_defaults_are_the_second_editions_design() -> None:
     assert {s.metadata["repeat"] for s in notes.dataset} == {0}
     assert planned_repeats("cvlib/qwen2.5-coder-1.5b") == (0, 1, 2)
     assert planned_repeats("cvlib/smollm2-135m") == planned_repeats("openai/gpt-4.1-mini") == (0,)
+
+
+def test_an_aligned_sample_records_aligned_calls_and_a_bad_evaluation_is_named() -> None:
+    from cvlib.core.errors import ParameterError
+    from cvlib.experiments.agent_study.edition2 import ALIGNED_BATCH
+
+    sample = agent_samples((0,), "aligned")[0]
+    assert sample.metadata["evaluation"] == "aligned" and "evaluation" not in agent_samples((0,))[0].metadata
+    settings = {(line["settings"]["evaluation"], line["settings"]["batch_size"])
+                for line in map(json.loads, run_agent_sample(_Seeded(), sample.metadata))}
+    assert settings == {("aligned", ALIGNED_BATCH)}
+    with pytest.raises(ParameterError, match="evaluation='cached': expected pure or aligned"):
+        agent_samples((0,), "cached")

@@ -190,7 +190,7 @@ def test_the_evaluation_setting_is_recorded_only_when_pure_and_checked():
     assert pure.to_dict()["evaluation"] == "pure"
     assert GenerationSettings.from_dict(pure.to_dict()) == pure
     assert GenerationSettings(max_tokens=4, evaluation="fresh").to_dict()["evaluation"] == "fresh"
-    with pytest.raises(ParameterError, match="evaluation must be one of cached, pure, fresh, got 'batched'"):
+    with pytest.raises(ParameterError, match="evaluation must be one of cached, pure, fresh, aligned, got 'batched'"):
         GenerationSettings(max_tokens=4, evaluation="batched")
 
 
@@ -206,6 +206,20 @@ def test_the_recorder_takes_a_tasks_orders_together_and_resumes(tmp_path):
     runs = [r.run for r in read_recording(out)]
     assert runs.index(cell_name(tasks[0], 2)) < runs.index(cell_name(tasks[1], 0))
 
+
+
+def test_a_recording_keeps_the_evaluation_it_started_with(tmp_path):
+    out = tmp_path / "agent_study_2.scripted.jsonl.gz"
+    model = RandomAnswers(0, sorted(task_setup(TASKS[0].task).plan.facts))
+    model.identity = ModelIdentity("scripted.gguf", "1" * 64, "scripted", "1")
+    with opened_as(edition2, model):
+        assert record_edition2("scripted", out, TASKS[:1], orders=(0,), progress=False, evaluation="aligned") == (1, 0)
+        with pytest.raises(ParameterError, match="recorded under aligned evaluation; resuming it under pure"):
+            record_edition2("scripted", out, TASKS[:2], orders=(0,), progress=False)
+        with pytest.raises(ParameterError, match="evaluation must be pure or aligned .* got 'cached'"):
+            record_edition2("scripted", out, TASKS[:2], orders=(0,), progress=False, evaluation="cached")
+    settings = [r.settings for r in read_recording(out)]
+    assert {(s.evaluation, s.batch_size) for s in settings} == {("aligned", edition2.ALIGNED_BATCH)}
 
 class PromptHash(ScriptedModel):
     """Answers from its prompt alone (a pure model), counting the calls it computes."""

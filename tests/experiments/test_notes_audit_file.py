@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import csv
-import importlib.util
 from collections import Counter
 from pathlib import Path
 from types import ModuleType
 
 import pytest
+
+from tests._scripted_models import load_script
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "data" / "model_trials"
@@ -22,11 +23,7 @@ MODELS = {"unrefutable": QWEN, "refutable": QWEN | {"smollm2-135m"}}
 
 @pytest.fixture(scope="module")
 def draw() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("draw_notes_audit", DATA / "draw_notes_audit.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("draw_notes_audit", DATA / "draw_notes_audit.py")
 
 
 @pytest.fixture(scope="module")

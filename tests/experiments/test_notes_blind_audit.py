@@ -9,7 +9,6 @@ from __future__ import annotations
 import csv
 import gzip
 import hashlib
-import importlib.util
 import json
 import math
 import random
@@ -28,6 +27,7 @@ from cvlib.experiments.notes_study import second_design as sd
 from cvlib.experiments.notes_study.second_reading import SECOND_OUTCOMES
 from cvlib.experiments.notes_study.second_tasks import load_second_edition
 from cvlib.models import ModelIdentity
+from tests._scripted_models import ScriptedModel, first_tasks_groups, load_script, opened_as, shown_task
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "data" / "model_trials"
@@ -37,23 +37,14 @@ QWEN = "qwen2.5-coder-0.5b"
 SMOL = "smollm2-135m"
 
 
-class EditsByArm:
+class EditsByArm(ScriptedModel):
     """Control: the function; true note: the true edit; stale notes: the stale edit; withheld: declines."""
 
     identity = ModelIdentity("arm.gguf", "b" * 64, "arm", "1")
 
-    def prepare(self, settings) -> None:
-        pass
-
-    def reset(self) -> None:
-        pass
-
-    def close(self) -> None:
-        pass
-
     def complete(self, messages, settings) -> str:
         user = messages[-1][1]
-        task = next(t for t in EDITION.tasks if f"`{t.function_name}` from {t.path} " in user and t.excerpt.rstrip() in user)
+        task = shown_task(EDITION.tasks, user)
         if "Context notes: none." in user:
             return "NO EDIT: no note asks for a change"
         if task.true_note in user:
@@ -63,19 +54,14 @@ class EditsByArm:
         return f"```python\n{task.excerpt}```"
 
 
-def _plan(repeats: tuple[int, ...], count: int) -> list[sd.StudyGroup]:
-    kept = {t.id for t in sd.study_order(EDITION.tasks)[:count]}
-    return [g for g in sd.study_groups(EDITION.tasks, EDITION.refutations, EDITION.rules, repeats) if g.task.id in kept]
-
-
 @pytest.fixture(scope="module")
 def folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Synthetic recordings of two models: three tasks, the 0.5B model's three repeats, SmolLM2's greedy one."""
     out = tmp_path_factory.mktemp("recordings")
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(sd, "open_model", lambda spec: EditsByArm())
-        sd.record_second(QWEN, out / f"notes_study_2.{QWEN}.jsonl.gz", _plan((0, 1, 2), 3), progress=False)
-        sd.record_second(SMOL, out / f"notes_study_2.{SMOL}.jsonl.gz", _plan((0,), 3), progress=False)
+    plans = {QWEN: first_tasks_groups(EDITION, (0, 1, 2), 3), SMOL: first_tasks_groups(EDITION, (0,), 3)}
+    with opened_as(sd, EditsByArm()):
+        for model, plan in plans.items():
+            sd.record_second(model, out / f"notes_study_2.{model}.jsonl.gz", plan, progress=False)
     return out
 
 
@@ -86,11 +72,7 @@ def records(folder: Path) -> dict[ba.AnswerKey, object]:
 
 @pytest.fixture(scope="module")
 def script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("draw_blind_audit", DATA / "draw_blind_audit.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_script("draw_blind_audit", DATA / "draw_blind_audit.py")
 
 
 # --- strata and draw ---------------------------------------------------------------------------------------------

@@ -13,38 +13,28 @@ from cvlib.experiments.notes_study import second_design as sd
 from cvlib.experiments.notes_study.reader_identity import READER_FILES, reader_digest, reader_file_digests
 from cvlib.experiments.notes_study.second_tasks import load_second_edition
 from cvlib.models import ModelIdentity, read_recording, recording_header
+from tests._scripted_models import ScriptedModel, StaleUnlessRefuted, first_tasks_groups
 
 ROOT = Path(__file__).resolve().parents[2]
 DATA = ROOT / "data" / "model_trials"
 EDITION = load_second_edition(DATA)
 
 
-class ReturnsTheLastBlock:
-    """Answers every prompt with the prompt's last code block (the named function), unchanged."""
+class ReturnsTheLastBlock(ScriptedModel):
+    """Answers every prompt with its last code block (the named function) unchanged, counting resets and calls."""
 
     identity = ModelIdentity("last.gguf", "f" * 64, "last", "1")
 
     def __init__(self) -> None:
         self.resets, self.calls = 0, 0
 
-    def prepare(self, settings) -> None:
-        pass
-
     def reset(self) -> None:
         self.resets += 1
-
-    def close(self) -> None:
-        pass
 
     def complete(self, messages, settings) -> str:
         self.calls += 1
         user = messages[-1][1]
         return user[user.rindex("```python\n"):]
-
-
-def groups(repeats=(0,), count=2):
-    kept = {t.id for t in sd.study_order(EDITION.tasks)[:count]}
-    return [g for g in sd.study_groups(EDITION.tasks, EDITION.refutations, EDITION.rules, repeats) if g.task.id in kept]
 
 
 def test_groups_run_repeat_by_repeat_and_task_by_task_with_the_variants_together() -> None:
@@ -75,13 +65,13 @@ def test_the_recorder_resets_per_group_writes_groups_whole_and_resumes(tmp_path:
     model = ReturnsTheLastBlock()
     monkeypatch.setattr(sd, "open_model", lambda spec: model)
     out = tmp_path / "notes_study_2.last.jsonl.gz"
-    plan = groups((0,), 1)
+    plan = first_tasks_groups(EDITION, (0,), 1)
     assert sd.record_second("last", out, plan, progress=False, resume="python x.py") == (len(plan), 0)
     records = read_recording(out)
     assert len(records) == 6 * len(plan) and model.resets == len(plan)
     assert {r.outcome["reading"]["outcome"] for r in records} == {"unchanged"}
     assert [r.run for r in records][::6] == [sd.group_name(g.task, g.variant, g.repeat) for g in plan]
-    more = groups((0, 1), 1)
+    more = first_tasks_groups(EDITION, (0, 1), 1)
     assert sd.record_second("last", out, more, progress=False) == (len(more) - len(plan), len(plan))
     assert recording_header(out)["resume"] == "python x.py"
     assert sum(r.task["repeat"] == 1 for r in read_recording(out)) == 3 * (len(more) - len(plan))
@@ -89,7 +79,7 @@ def test_the_recorder_resets_per_group_writes_groups_whole_and_resumes(tmp_path:
 
 def test_workers_write_the_file_one_worker_writes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(sd, "open_model", lambda spec: ReturnsTheLastBlock())
-    plan = groups((0,), 2)
+    plan = first_tasks_groups(EDITION, (0,), 2)
     files = []
     for workers in (1, 2):
         out = tmp_path / f"w{workers}" / "notes_study_2.last.jsonl.gz"
@@ -115,38 +105,11 @@ def test_the_frozen_reader_is_the_one_the_preregistration_names() -> None:
     assert len(reader_file_digests(ROOT)) == len(READER_FILES)
 
 
-class StaleOnTheNoteUnlessRefuted:
-    """Makes the stale edit whenever a stale note is shown, except beside the task's own refuting test; else the function."""
-
-    identity = ModelIdentity("rule.gguf", "a" * 64, "rule", "1")
-
-    def __init__(self) -> None:
-        self.tasks = {t.id: t for t in EDITION.tasks}
-
-    def prepare(self, settings) -> None:
-        pass
-
-    def reset(self) -> None:
-        pass
-
-    def close(self) -> None:
-        pass
-
-    def complete(self, messages, settings) -> str:
-        user = messages[-1][1]
-        task = next(t for t in EDITION.tasks if f"`{t.function_name}` from {t.path} " in user and t.excerpt.rstrip() in user)
-        refutation = EDITION.refutations.get(task.id)
-        refuted = refutation is not None and refutation.test.rstrip() in user
-        if task.stale_note in user and not refuted:
-            return f"```python\n{task.stale_edit.apply(task.excerpt)}```"
-        return "NO EDIT: nothing to change" if "Context note" not in user else f"```python\n{task.excerpt}```"
-
-
 def test_the_analysis_reads_n1_and_the_check_from_a_recording(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from cvlib.experiments.notes_study.second_analysis import read_second_outcomes, refutability
 
-    monkeypatch.setattr(sd, "open_model", lambda spec: StaleOnTheNoteUnlessRefuted())
-    candidates = groups((0,), 12)
+    monkeypatch.setattr(sd, "open_model", lambda spec: StaleUnlessRefuted(EDITION))
+    candidates = first_tasks_groups(EDITION, (0,), 12)
     with_placebo = {g.task.id for g in candidates if g.variant == "placebo"}
     plan = [g for g in candidates if g.task.id in with_placebo]
     out = tmp_path / "notes_study_2.rule.jsonl.gz"

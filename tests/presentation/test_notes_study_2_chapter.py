@@ -14,6 +14,7 @@ from cvlib.experiments.notes_study import second_predictions as sp
 from cvlib.experiments.notes_study.second_tasks import load_second_edition
 from cvlib.presentation import notes_study_2_tables as tables
 from cvlib.presentation.chapters import notes_study_2 as chapter
+from tests._scripted_models import StaleUnlessRefuted
 
 ROOT = Path(__file__).resolve().parents[2]
 EDITION = load_second_edition(ROOT / "data" / "model_trials")
@@ -224,35 +225,9 @@ def test_the_studys_own_folder_stays_blind_until_the_audit_sample_is_drawn(tmp_p
     assert not chapter.readings_blind(tmp_path)
 
 
-class StaleUnlessRefuted:
-    """Makes the stale edit when a stale note is shown, except beside its own refuting test; else returns the function."""
-
-    identity = None  # set by the test
-
-    def prepare(self, settings) -> None:
-        pass
-
-    def reset(self) -> None:
-        pass
-
-    def close(self) -> None:
-        pass
-
-    def complete(self, messages, settings) -> str:
-        user = messages[-1][1]
-        task = next(t for t in EDITION.tasks if f"`{t.function_name}` from {t.path} " in user and t.excerpt.rstrip() in user)
-        refutation = EDITION.refutations.get(task.id)
-        if task.stale_note in user and not (refutation is not None and refutation.test.rstrip() in user):
-            return f"```python\n{task.stale_edit.apply(task.excerpt)}```"
-        return "NO EDIT: nothing to change" if "Context note" not in user else f"```python\n{task.excerpt}```"
-
-
 def test_a_readers_folder_is_read_and_glued_with_a_model_not_recorded_said_so(tmp_path: Path,
                                                                               monkeypatch: pytest.MonkeyPatch) -> None:
-    from cvlib.models import ModelIdentity
-
-    monkeypatch.setattr(StaleUnlessRefuted, "identity", ModelIdentity("rule.gguf", "a" * 64, "rule", "1"))
-    monkeypatch.setattr(sd, "open_model", lambda spec: StaleUnlessRefuted())
+    monkeypatch.setattr(sd, "open_model", lambda spec: StaleUnlessRefuted(EDITION))
     plan = sd.study_groups(EDITION.tasks, EDITION.refutations, EDITION.rules, (0,))[:9]
     sd.record_second("rule", tmp_path / "notes_study_2.mine.jsonl.gz", plan, progress=False)
     study = chapter.read_study(["mine", "absent"], tmp_path, edition=EDITION)

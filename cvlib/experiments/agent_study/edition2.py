@@ -181,6 +181,20 @@ def edition2_tasks(
     return chosen
 
 
+#: The batch size of ``aligned`` evaluation. Prompts are read in batches of 32 tokens from position 0, and only
+#: whole shared batches are reused (:mod:`cvlib.models.aligned`).
+ALIGNED_BATCH = 32
+#: Why the Qwen models are recorded under ``aligned`` evaluation, not the ``pure`` that part 3 (section 11) planned.
+EVALUATION_DEVIATION = (
+    "Part 3 planned pure evaluation (one token per batch) for every model. Qwen2.5-Coder-0.5B's first cells took "
+    "about 100 s each under it, 16 hours for its 600 cells, so before either Qwen model's first recorded cell the "
+    "two were moved to aligned evaluation: batches of 32 tokens from position 0, reusing only whole shared batches. "
+    "An answer still depends on its prompt alone (each call re-generated in a fresh runtime gives the same bytes); "
+    "it is about 1.7 times faster. SmolLM2-135M stays pure, as it was recorded. The choice was made on machine time "
+    "alone, before any Qwen cell of this edition was kept."
+)
+
+
 @dataclass(frozen=True, slots=True)
 class _CellSettings:
     decision: Any
@@ -200,7 +214,9 @@ def cell_settings(task: StudyTask, order: int, threads: int = 1, *, evaluation: 
     threads : int
         Threads of the runtime.
     evaluation : str
-        ``pure`` (the design); ``cached`` only to measure what purity costs (``python -m benchmarks.models``).
+        ``pure`` (the design), or ``aligned`` (read in batches of :data:`ALIGNED_BATCH`; the Qwen models'
+        deviation, :data:`EVALUATION_DEVIATION`); ``cached`` only to measure what purity costs
+        (``python -m benchmarks.models``).
 
     Returns
     -------
@@ -210,8 +226,11 @@ def cell_settings(task: StudyTask, order: int, threads: int = 1, *, evaluation: 
     if order >= len(OPTION_ORDERS):
         raise ParameterError(f"order must be 0, 1 or 2 (one of the three cyclic option orders), got {order}")
     facts = task_setup(task.task).plan.facts
-    decision = replace(STUDY_SETTINGS, grammar=decision_grammar(facts), threads=threads, evaluation=evaluation)
-    probe = replace(PROBE_SETTINGS, grammar=probe_grammar(facts), threads=threads, evaluation=evaluation)
+    batch = ALIGNED_BATCH if evaluation == "aligned" else STUDY_SETTINGS.batch_size
+    decision = replace(STUDY_SETTINGS, grammar=decision_grammar(facts), threads=threads, evaluation=evaluation,
+                       batch_size=batch)
+    probe = replace(PROBE_SETTINGS, grammar=probe_grammar(facts), threads=threads, evaluation=evaluation,
+                    batch_size=batch if evaluation == "aligned" else PROBE_SETTINGS.batch_size)
     return _CellSettings(decision, probe, EvidencePrompts(OPTION_ORDERS[order]))
 
 
@@ -307,22 +326,26 @@ def recorded_cells(path: str | os.PathLike[str]) -> set[str]:
     -------
     set of str
     """
+    return {r.run for r in _own_records(path) if r.run}
+
+
+def _own_records(path: str | os.PathLike[str]) -> list[Any]:
     if not Path(path).is_file():
-        return set()
-    return {r.run for r in read_recording(path, allow_cut_tail=True) if r.experiment == EXPERIMENT and r.run}
+        return []
+    return [r for r in read_recording(path, allow_cut_tail=True) if r.experiment == EXPERIMENT]
 
 
 _WORKER: dict[str, Any] = {}
 
 
-def _init_worker(spec: str) -> None:
-    model = open_model(spec)
-    _WORKER["model"] = model
+def _init_worker(spec: str, evaluation: str) -> None:
+    _WORKER["model"] = open_model(spec)
+    _WORKER["evaluation"] = evaluation
 
 
 def _work(job: tuple[StudyTask, int]) -> list[str]:
     task, order = job
-    return run_cell(_WORKER["model"], task, order)
+    return run_cell(_WORKER["model"], task, order, evaluation=_WORKER["evaluation"])
 
 
 def record_edition2(
@@ -334,6 +357,7 @@ def record_edition2(
     workers: int = 1,
     progress: bool = True,
     resume: str = "",
+    evaluation: str = "pure",
 ) -> tuple[int, int]:
     """Record every task in every order (task by task, its orders together), skipping the cells ``out`` holds.
 
@@ -355,21 +379,32 @@ def record_edition2(
         Show a progress bar.
     resume : str
         The command that resumes the recording (written in a new file's header).
+    evaluation : str
+        ``pure`` or ``aligned`` (:func:`cell_settings`); a recording keeps one throughout, so resuming under
+        the other is refused.
 
     Returns
     -------
     tuple of (int, int)
         Cells recorded now, and cells already there.
     """
+    if evaluation not in ("pure", "aligned"):
+        raise ParameterError(f"evaluation must be pure or aligned (an answer that depends on its prompt alone), "
+                             f"got {evaluation!r}")
     with sole_recorder(out):
-        return _record(model, out, tasks, orders, workers=workers, progress=progress, resume=resume)
+        return _record(model, out, tasks, orders, workers=workers, progress=progress, resume=resume,
+                       evaluation=evaluation)
 
 
 def _record(model: str, out: str | os.PathLike[str], tasks: Sequence[StudyTask], orders: Sequence[int], *,
-            workers: int, progress: bool, resume: str) -> tuple[int, int]:
+            workers: int, progress: bool, resume: str, evaluation: str) -> tuple[int, int]:
     from tqdm.auto import tqdm
 
     done = recorded_cells(out)
+    other = {r.settings.evaluation for r in _own_records(out)} - {evaluation}
+    if other:
+        raise ParameterError(f"{Path(out).name} was recorded under {' and '.join(sorted(other))} evaluation; "
+                             f"resuming it under {evaluation} would mix two ways of computing answers")
     jobs = [(t, o) for t in tasks for o in orders]
     todo = [(t, o) for t, o in jobs if cell_name(t, o) not in done]
     if resume:
@@ -381,11 +416,11 @@ def _record(model: str, out: str | os.PathLike[str], tasks: Sequence[StudyTask],
         if todo and workers <= 1:
             live = open_model(model)
             for task, order in todo:
-                append_lines(out, run_cell(live, task, order))
+                append_lines(out, run_cell(live, task, order, evaluation=evaluation))
                 recorded += 1
                 bar.update(1)
         elif todo:
-            with ProcessPoolExecutor(workers, initializer=_init_worker, initargs=(model,)) as pool:
+            with ProcessPoolExecutor(workers, initializer=_init_worker, initargs=(model, evaluation)) as pool:
                 for lines in pool.map(_work, todo):
                     append_lines(out, lines)
                     recorded += 1
