@@ -54,8 +54,12 @@ def measure(model_spec: str, threads: int, repeats: int) -> dict:
         t0 = time.perf_counter()
         lines = run_group(model, study_tasks()[0], repeat, threads, probes=repeat == 0)
         per_call["greedy" if repeat == 0 else "sampled"] = (time.perf_counter() - t0) / max(1, len(lines))
-    # The second edition: one cell (the first task, EXECUTE first) evaluated pure and aligned, as recorded, and cached, to say
-    # what an answer that depends on its prompt alone costs.
+    edit_trial = _edit_trial_seconds(model, threads)
+    # Peak memory of the study's runtimes as recorded, before the second edition's cell below loads one more runtime
+    # per evaluation (the model keeps each, so the process's peak would count them all).
+    peak_rss_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024
+    # The second edition: one cell (the first task, EXECUTE first) evaluated pure and aligned, as recorded, and cached,
+    # to say what an answer that depends on its prompt alone costs.
     from cvlib.experiments.agent_study.edition2 import edition2_tasks, run_cell
 
     for evaluation in ("pure", "aligned", "cached"):
@@ -63,7 +67,6 @@ def measure(model_spec: str, threads: int, repeats: int) -> dict:
         t0 = time.perf_counter()
         lines = run_cell(model, edition2_tasks()[0], 0, threads, evaluation=evaluation)
         per_call[f"edition2_{evaluation}"] = (time.perf_counter() - t0) / max(1, len(lines))
-    edit_trial = _edit_trial_seconds(model, threads)
     return {
         "model": model.identity.file_name,
         "model_sha256": model.identity.sha256,
@@ -74,7 +77,7 @@ def measure(model_spec: str, threads: int, repeats: int) -> dict:
         "generation_tokens_per_s": round(statistics.median(gen_rates), 1),
         "seconds_per_decision": {kind: round(v, 2) for kind, v in per_call.items()},
         "seconds_per_edit_trial": {arm: round(v, 2) for arm, v in edit_trial.items()},
-        "peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024,
+        "peak_rss_mib": peak_rss_mib,
         "machine": describe(),
         "load_average": {"start": started, "end": load()},
     }

@@ -257,18 +257,22 @@ def model_lines(record: Mapping[str, Any]) -> list[str]:
         return ["", f"A local language model: not measured ({part['skipped']})."]
     lines = ["", "Local language models (`python -m benchmarks.models`, a fresh process per model and thread count; "
                  "llama.cpp's own token timings; seconds per call of the agent study's first task as recorded, "
-                 "greedy and sampled; edit trials on the notes study's first task):", "",
+                 "greedy and sampled; of the second edition's first cell, evaluated pure, aligned and cached; edit "
+                 "trials on the notes study's first task):", "",
              "| model | threads | load | peak RSS | prompt tokens/s | generation tokens/s | seconds per agent-study call "
-             "| seconds per edit trial |",
-             "|---|---:|---:|---:|---:|---:|---|---|"]
+             "| seconds per second-edition call | seconds per edit trial |",
+             "|---|---:|---:|---:|---:|---:|---|---|---|"]
     for row in part["rows"]:
         head = f"| {row['model']} ({row['runtime']}) | {row['threads']} "
         if is_busy(record, row):
-            lines.append(f"{head}| {BUSY_TEXT} | | | | | |")
+            lines.append(f"{head}| {BUSY_TEXT} | | | | | | |")
             continue
+        first = {k: v for k, v in row["seconds_per_decision"].items() if not k.startswith("edition2_")}
+        second = {way: row["seconds_per_decision"][f"edition2_{way}"] for way in ("pure", "aligned", "cached")
+                  if f"edition2_{way}" in row["seconds_per_decision"]}
         lines.append(
             f"{head}| {row['load_s']:.2f} s | {row['peak_rss_mib']} MiB | {row['prompt_tokens_per_s']:.0f} "
-            f"| {row['generation_tokens_per_s']:.1f} | {_per_arm(row['seconds_per_decision'])} "
+            f"| {row['generation_tokens_per_s']:.1f} | {_per_arm(first)} | {_per_arm(second) or 'not measured'} "
             f"| {_per_arm(row.get('seconds_per_edit_trial', {}))} |"
         )
     return lines + _layout_lines(record, part.get("layout"))

@@ -23,7 +23,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from cvlib.presentation.tables import Table
 
 __all__ = ["CONTINUED", "MODELS", "MODEL_LABELS", "PROMPT_WIDTH", "answers_summary", "changed_lines", "conversation_text",
-           "determinism_table", "first_turn", "glue_key", "model_label", "model_table", "prompt_block"]
+           "determinism_table", "first_turn", "fold_long", "glue_key", "model_label", "model_table", "prompt_block"]
 
 #: The studies' models, smallest first, by recording stem.
 MODELS: tuple[str, ...] = ("smollm2-135m", "qwen2.5-coder-0.5b", "qwen2.5-coder-1.5b")
@@ -34,6 +34,8 @@ MODEL_LABELS: dict[str, str] = {"smollm2-135m": "SmolLM2-135M", "qwen2.5-coder-0
 PROMPT_WIDTH = 76
 #: Starts each line a printed prompt's long line was wrapped onto.
 CONTINUED = "↪ "
+#: A study table with more rows than this (one model's table is shorter) folds behind a line saying what it holds.
+FOLD_AFTER = 15
 #: Short names in glue keys.
 _KEYS: dict[str, str] = {"smollm2-135m": "s135", "qwen2.5-coder-0.5b": "q05", "qwen2.5-coder-1.5b": "q15"}
 
@@ -41,6 +43,29 @@ _KEYS: dict[str, str] = {"smollm2-135m": "s135", "qwen2.5-coder-0.5b": "q05", "q
 def model_label(model: str) -> str:
     """How the pages name a model (a recording stem); a reader's own model, outside the plan, keeps its stem."""
     return MODEL_LABELS.get(model, model)
+
+
+def fold_long(what: str, rows: int) -> dict[str, Any]:
+    """The table options that fold a table of more than :data:`FOLD_AFTER` rows behind ``what`` and its row count.
+
+    One model's table stays open; with every model recorded the same table would fill several phone screens
+    before the prose that reads it.
+
+    Parameters
+    ----------
+    what : str
+        What the table holds, as the dropdown's line says it.
+    rows : int
+        Its number of rows.
+
+    Returns
+    -------
+    dict
+        ``collapse_after`` and ``summary`` for :func:`model_table`.
+    """
+    from cvlib.presentation.formatting import plural
+
+    return {"collapse_after": FOLD_AFTER, "summary": f"{what} ({plural(rows, 'row')})"}
 
 
 def glue_key(model: str) -> str:

@@ -26,7 +26,7 @@ from cvlib.core.errors import ParameterError
 from cvlib.core.executors import BASELINE, VALIDITY_AWARE
 from cvlib.experiments.agent_study.reference_cache import ReferenceKey
 from cvlib.models.recording import read_recording
-from cvlib.presentation._study_models import model_label, model_table
+from cvlib.presentation._study_models import fold_long, model_label, model_table
 from cvlib.presentation.formatting import interval_text, verdict
 from cvlib.presentation.tables import Table
 from cvlib.repository import project_root
@@ -417,7 +417,8 @@ def levels_table(study: StudyRuns, group: str = "stale", confidence: float = 0.9
     level = round(100 * confidence)
     names = {"model": "Model", "arm": "Arm or reference", "tasks": f"Tasks ({GROUPS[group]})",
              **{m: f"{METRICS[m]}, mean ({level} % interval)" for m in metrics}}
-    return model_table(frame, names, collapse_after=None)
+    return model_table(frame, names, **fold_long(f"Every level per model, arm and reference, with its {level} % interval",
+                                                 len(frame)))
 
 
 def contrast_rows(study: StudyRuns, group: str = "stale", confidence: float = 0.95,
@@ -504,7 +505,7 @@ def contrasts_table(study: StudyRuns, group: str = "stale", confidence: float = 
     return model_table(frame, {"model": "Model", "metric": "Metric", "contrast": "Contrast (first − second)",
                                "tasks": f"Tasks ({GROUPS[group]}, defined in both arms)",
                                "effect": f"Mean paired difference ({level} % interval)", "reading": "Reading"},
-                       collapse_after=None)
+                       **fold_long(f"Every paired contrast per model, with its {level} % interval", len(frame)))
 
 
 def order_bias_table(study: StudyRuns) -> Table:
@@ -533,7 +534,7 @@ def order_bias_table(study: StudyRuns) -> Table:
     frame = frame.sort_values(["model", "option", "arm"], key=lambda s: s.map(order) if s.name == "model" else s,
                               kind="stable")
     frame = frame.assign(effect=[interval_text(r["mean"], r["low"], r["high"]) for r in frame.to_dict("records")])
-    return model_table(frame, columns, collapse_after=None)
+    return model_table(frame, columns, **fold_long("The option-order bias per model, arm and option", len(frame)))
 
 
 def probe_rows(study: StudyRuns, confidence: float = 0.95) -> pd.DataFrame:

@@ -518,8 +518,15 @@ def _arms(values: Mapping[str, float]) -> str:
 
 
 def _first_edition(values: Mapping[str, float]) -> list[float]:
-    """The first edition's seconds per call (greedy, sampled), without the second edition's pure and cached cell."""
-    return [v for kind, v in values.items() if not kind.startswith("edition2_")]
+    """The first edition's seconds per call (greedy, sampled), without the second edition's cell."""
+    return list(_split_editions(values)[0].values())
+
+
+def _split_editions(values: Mapping[str, float]) -> tuple[dict[str, float], dict[str, float]]:
+    """Seconds per call of the first edition (greedy, sampled) and of the second edition's cell by evaluation."""
+    second = {kind.removeprefix("edition2_"): v for kind, v in values.items() if kind.startswith("edition2_")}
+    ordered: dict[str, float] = {way: second[way] for way in ("pure", "aligned", "cached") if way in second}
+    return {kind: v for kind, v in values.items() if not kind.startswith("edition2_")}, ordered
 
 
 def model_name(row: Mapping[str, Any]) -> str:
@@ -568,7 +575,8 @@ def model_table(record: Mapping[str, Any]) -> pd.DataFrame | None:
             "peak RSS (MiB)": fmt(row["peak_rss_mib"], "count"),
             "prompt (tokens/s)": fmt(row["prompt_tokens_per_s"], "count"),
             "generation (tokens/s)": fmt(row["generation_tokens_per_s"], "tenths"),
-            "agent-study call (s)": _arms(row["seconds_per_decision"]),
+            "agent-study call (s)": _arms(_split_editions(row["seconds_per_decision"])[0]),
+            "second edition's call (s)": _arms(_split_editions(row["seconds_per_decision"])[1]) or "not measured",
             "notes edit trial (s)": _arms(row.get("seconds_per_edit_trial", {})),
         }
         if busy:
@@ -612,10 +620,8 @@ def model_summary(record: Mapping[str, Any]) -> str:
         pure = [(name, r["seconds_per_decision"]) for name, r in rows.items()
                 if r and "edition2_pure" in r["seconds_per_decision"]]
         if pure:
-            sentences.append("Evaluated pure, as the second edition records it, a call took "
-                             + listing([f"{fmt(d['edition2_pure'], 'seconds')} s against "
-                                        f"{fmt(d['edition2_cached'], 'seconds')} s cached with {name}"
-                                        for name, d in pure], last=" and ") + ".")
+            sentences.append("A call of the second edition's first cell took "
+                             + listing([_second_edition_costs(name, d) for name, d in pure], last="; ") + ".")
         edits = [f"{span(r['seconds_per_edit_trial'].values(), 'seconds')} s" if r else BUSY_TEXT
                  for r in rows.values() if r is None or r.get("seconds_per_edit_trial")]
         if edits:
@@ -624,6 +630,13 @@ def model_summary(record: Mapping[str, Any]) -> str:
     if gains:
         sentences.append(f"A second thread made generation {listing(gains, last=' and ')} as fast.")
     return " ".join(sentences) + _layout_sentence(record)
+
+
+def _second_edition_costs(name: str, seconds: Mapping[str, float]) -> str:
+    """Seconds per call pure, aligned where measured (the two ways an answer depends on its prompt alone), and cached."""
+    ways = [f"{fmt(seconds[f'edition2_{way}'], 'seconds')} s {way}" for way in ("pure", "aligned", "cached")
+            if f"edition2_{way}" in seconds]
+    return f"{listing(ways, last=' and ')} with {name}"
 
 
 def _second_thread(by_threads: Mapping[int, Mapping[str, Mapping[str, Any] | None]]) -> list[str]:

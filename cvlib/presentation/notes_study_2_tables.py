@@ -31,7 +31,7 @@ from cvlib.experiments.notes_study.second_design import PLANS, group_name, study
 from cvlib.experiments.notes_study.second_prompts import VARIANTS
 from cvlib.experiments.notes_study.trials import ARM_LABELS, ARMS, STALE_ARMS
 from cvlib.experiments.paired import mcnemar_exact, paired_effect
-from cvlib.presentation._study_models import model_label, model_table
+from cvlib.presentation._study_models import fold_long, model_label, model_table
 from cvlib.presentation.formatting import MISSING, Quantity, fmt, interval_text, plural
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -564,4 +564,5 @@ def sensitivity_table(frame: pd.DataFrame) -> Table:
     shown = frame.assign(reader=[o.replace("_", " ") for o in frame["reader"]])
     return model_table(shown, {"model": "Model", "reader": "Reader ↓ / strict →",
                                **{o: o.replace("_", " ") for o in SECOND_OUTCOMES}, "answers": "Answers",
-                               "agree": "Same outcome"}, collapse_after=None)
+                               "agree": "Same outcome"},
+                       **fold_long("Each reader's outcome against the strict reader's, per model", len(shown)))

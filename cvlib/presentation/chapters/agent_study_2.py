@@ -26,6 +26,7 @@ from cvlib.presentation._study_models import (
     changed_lines,
     conversation_text,
     first_turn,
+    fold_long,
     model_label,
     prompt_block,
 )
@@ -430,7 +431,7 @@ def predictions_table(study: StudyRuns) -> Any:
     frame = pd.DataFrame([{"prediction": v.prediction, "model": model_label(names.get(v.model, v.model)) if v.model else "all",
                            "verdict": v.verdict, "reason": labelled(v.reason)} for v in graded])
     return table(frame, {"prediction": "Prediction", "model": "Model", "verdict": "Verdict", "reason": "What it rests on"},
-                 collapse_after=None)
+                 **fold_long("Every prediction with its grade", len(frame)))
 
 
 def family_levels_table(study: StudyRuns, confidence: float = 0.95) -> Any:
