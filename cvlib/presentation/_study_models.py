@@ -14,6 +14,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
+from cvlib.presentation.formatting import plural
+
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
@@ -63,8 +65,6 @@ def fold_long(what: str, rows: int) -> dict[str, Any]:
     dict
         ``collapse_after`` and ``summary`` for :func:`model_table`.
     """
-    from cvlib.presentation.formatting import plural
-
     return {"collapse_after": FOLD_AFTER, "summary": f"{what} ({plural(rows, 'row')})"}
 
 
