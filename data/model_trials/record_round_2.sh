@@ -10,14 +10,16 @@
 #           then the sampled repeats of the 0.5B model and of the 1.5B model.
 # Every step resumes where it stopped (finished cells and groups are kept, a cut one is redone) and holds its
 # file's lock, so running this again in a later session continues the round; a finished step opens no model.
+# Each recorder runs at the lowest scheduling priority (nice 19), so other work on the machine goes first; an answer
+# does not depend on how fast it was computed.
 # Logs: _runs/record_round_2.lane1.log and _runs/record_round_2.lane2.log.
 # Usage: bash data/model_trials/record_round_2.sh          (needs bash scripts/install_models.sh --large)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 PY=.venv/bin/python
 mkdir -p _runs
-agent() { nice -n 5 "$PY" data/model_trials/record_agent_study_2.py "$@"; }
-notes() { nice -n 5 "$PY" data/model_trials/record_notes_study_2.py "$@"; }
+agent() { nice -n 19 "$PY" data/model_trials/record_agent_study_2.py "$@"; }
+notes() { nice -n 19 "$PY" data/model_trials/record_notes_study_2.py "$@"; }
 {
   agent --model smollm2-135m
   agent --model qwen2.5-coder-0.5b --evaluation aligned

@@ -25,7 +25,7 @@ import statistics
 from dataclasses import dataclass
 from pathlib import Path
 
-from bs4 import BeautifulSoup
+from bs4 import BeautifulSoup, Tag
 
 #: Elements whose text is not prose, by CSS selector.
 NOT_PROSE = (
@@ -71,19 +71,39 @@ def split_sentences(text: str) -> list[str]:
     return [s.replace(_MARK, ".").strip() for s in _END.split(text) if s.strip()]
 
 
-def prose_of(html: str, page: str = "") -> PageProse:
-    """The sentences of one built page's article."""
+def _article(html: str, left_out: tuple[str, ...]) -> Tag:
+    """A built page's article with the ``left_out`` elements taken out and each piece of inline code one word."""
     soup = BeautifulSoup(html, "html.parser")
     article = soup.find("article") or soup.body or soup
-    for selector in NOT_PROSE:
+    for selector in left_out:
         for element in article.select(selector):
             element.decompose()
     for code in article.find_all("code"):
         code.replace_with(" `code` ")
+    return article
+
+
+def prose_of(html: str, page: str = "") -> PageProse:
+    """The sentences of one built page's article."""
     sentences: list[str] = []
-    for paragraph in article.find_all("p"):
+    for paragraph in _article(html, NOT_PROSE).find_all("p"):
         sentences += split_sentences(paragraph.get_text(" "))
     return PageProse(page, tuple(s for s in sentences if word_count(s)))
+
+
+#: Elements left out when a page's prose is counted in words: as :data:`NOT_PROSE`, but lists stay (a list item is
+#: prose a reader reads, even if it is not a sentence to be held short).
+NOT_COUNTED = tuple(s for s in NOT_PROSE if s not in ("ul", "ol"))
+
+
+def prose_words(html: str) -> int:
+    """How many words of prose one built page's article holds: paragraphs and list items, folded ones included.
+
+    Code (inline code counts as one word), tables, headings and captions' numbers are left out, as a reader
+    skims them rather than reads them.
+    """
+    blocks = [b for b in _article(html, NOT_COUNTED).find_all(["p", "li"]) if not (b.name == "li" and b.find("p"))]
+    return sum(word_count(block.get_text(" ")) for block in blocks)
 
 
 def page_prose(html_root: Path, page: str) -> PageProse:

@@ -15,10 +15,13 @@ from __future__ import annotations
 import re
 
 import pytest
-from book_prose import page_prose, prose_of, split_sentences, word_count
+from book_prose import page_prose, prose_of, prose_words, split_sentences, word_count
 from book_site import toc_files
 
 MAX_WORDS = 60
+#: The second editions' main pages hold at most this many words of prose (issues 46 and 47): the rest is the appendix's.
+MAX_PAGE_WORDS = 1500
+STUDY_PAGES = ("book/chapters/agent_study_2", "book/chapters/notes_study_2")
 MAX_MEDIAN = 28
 #: The pages read to the end on a phone: their median sentence is held shorter too.
 READ_TO_THE_END = ("book/intro", "book/chapters/model_agent_loop", "book/chapters/model_notes_trials")
@@ -46,6 +49,22 @@ def test_the_pages_read_to_the_end_keep_their_median_sentence_short(built_html, 
     prose = page_prose(built_html, page)
     assert prose.sentences, f"{page}: no prose found"
     assert prose.median < MAX_MEDIAN, f"{page}: median sentence {prose.median} words (at most {MAX_MEDIAN - 1})"
+
+
+@pytest.mark.parametrize("page", STUDY_PAGES)
+def test_a_study_main_page_holds_at_most_1500_words_of_prose(built_html, page: str) -> None:
+    words = prose_words((built_html / f"{page}.html").read_text(encoding="utf-8"))
+    assert words <= MAX_PAGE_WORDS, f"{page}: {words} words of prose (at most {MAX_PAGE_WORDS}; move detail to the appendix)"
+
+
+#: A MyST role shown as text: Markdown that a notebook prints is rendered as CommonMark, which knows no roles.
+_RAW_ROLE = re.compile(r"\{(?:doc|ref|numref|term|eq|download|cite(?::[a-z]+)?|glue(?::[a-z]+)?)\}")
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_no_myst_role_is_shown_as_text(built_html, page: str) -> None:
+    raw = [s for s in page_prose(built_html, page).sentences if _RAW_ROLE.search(s)]
+    assert not raw, f"{page}: MyST roles shown as text (write them in a Markdown cell):\n" + "\n".join(raw)
 
 
 #: A run of five or more digits in prose: a number of 10,000 or more written without separators. A commit

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from pathlib import Path
 
 import pandas as pd
@@ -238,6 +239,8 @@ def test_a_readers_folder_is_read_and_glued_with_a_model_not_recorded_said_so(tm
     tasks = len({g.task.id for g in plan})
     assert f"made the stale edit in {tasks} of {tasks} tasks with the note alone" in values["NS2_levels"][0]
     assert "**absent**: not recorded yet." in values["NS2_levels"][0]
+    mine = next(p for p in values["NS2_levels"][0].split("\n\n") if p.startswith("**mine**"))
+    assert len(re.split(r"(?<=\.) (?=[A-Z])", mine)) == 4  # four plain sentences per model, as issue 47 asks
     assert values["NS2_status"][0] == "mine, 9 of 184 greedy groups; absent, not recorded yet (184 groups planned)"
     assert "too few tasks to bound it" in values["NS2_key"][0]
     assert chapter.appendix_values(study)["NS2A_answers"] == (9 * 6, "count")

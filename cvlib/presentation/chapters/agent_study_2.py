@@ -201,17 +201,16 @@ def level_sentences(study: StudyRuns, model: str, confidence: float = 0.95) -> s
     exact = probes[(probes["model"] == model) & (probes["score"] == "exact")]
     named = ", ".join(f"{r['arm']} {fmt(r['mean'], 'percent_of')}" for r in exact.to_dict("records"))
     reads = bool(len(exact)) and bool((exact["mean"] >= 0.5).any())
-    gate = ("so by the pre-registration its arm differences may be read as reading the states" if reads else
-            "under half in every arm, so by the pre-registration its arm differences say what the words do, "
-            "not that it read the states")
+    gate = ("half or more in some arm, so its arm differences may be read as reading the states" if reads else
+            "under half in every arm, so its arm differences show what the words do, not that it read the states")
     sentences = [
         f"**{label}**, {plural(tasks, 'stale-fact task')}{'' if complete else ' so far'}: in the transcript arm, on "
-        f"the average task, it "
-        f"answered `EXECUTE` at {fmt(unblocked, 'percent_of')} of the steps resting only on ACTIVE facts and at "
-        f"{fmt(blocked, 'percent_of')} of the blocked ones. Its discrimination by arm was {discrimination}.",
-        f"Its cost over the validity-aware executor, in steps per task, was {cost}; always executing costs {always}, "
-        f"and random answers at the transcript arm's rates {chance}.",
-        f"Asked which facts should not be relied on, it named exactly those in {named} of tasks: {gate}." if named else
+        f"the average task, it answered `EXECUTE` at {fmt(unblocked, 'percent_of')} of unblocked steps and "
+        f"{fmt(blocked, 'percent_of')} of blocked ones.",
+        f"Discrimination by arm: {discrimination}.",
+        f"Cost over the validity-aware executor, in steps per task: {cost}; always executing {always}, random "
+        f"answers at the transcript arm's rates {chance}.",
+        f"It named exactly the facts not to rely on in {named} of tasks: {gate}." if named else
         "It has no probe answers.",
     ]
     return " ".join(sentences)

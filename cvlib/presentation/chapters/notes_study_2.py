@@ -345,7 +345,7 @@ def status_sentence(study: SecondStudy) -> str:
 
 
 def level_sentences(study: SecondStudy) -> str:
-    """The levels in short sentences, per model: stale edits shown as fresh, under a label or a rule, holding back.
+    """The levels in four plain sentences per model: stale edits shown as fresh, under a label or a rule, holding back.
 
     Parameters
     ----------
@@ -370,13 +370,15 @@ def level_sentences(study: SecondStudy) -> str:
             return _count(study, model, variant, arm, what)
 
         out.append(
-            f"**{name}.** Shown as fresh, {name} made the stale edit in {c('unrefutable', 'dependency_changed')} with the "
-            f"note alone. Beside the refuting context it did in {c('refutable', 'dependency_changed')}, beside the placebo "
-            f"in {c('placebo', 'dependency_changed')}. With the warning label (note alone) it did in "
-            f"{c('unrefutable', 'stale_labelled')}, with the verify-first rule in {c('unrefutable', 'stale_verify')}. "
-            f"Shown the stale note as fresh, it held back in {c('unrefutable', 'dependency_changed', 'held')} "
-            f"and declined in {c('unrefutable', 'dependency_changed', 'declined')}. With no note it made the stale change in "
-            f"{c('unrefutable', 'control')}, with the note withheld in {c('unrefutable', 'withheld')}.")
+            f"**{name}**: shown the stale note as fresh, it made the stale edit in "
+            f"{c('unrefutable', 'dependency_changed')} with the note alone, in {c('refutable', 'dependency_changed')} "
+            f"beside the refuting context and in {c('placebo', 'dependency_changed')} beside the placebo. "
+            f"With the note alone, it made it in {c('unrefutable', 'stale_labelled')} under the warning label and in "
+            f"{c('unrefutable', 'stale_verify')} under the verify-first rule. "
+            f"Shown the note alone as fresh, it held back in {c('unrefutable', 'dependency_changed', 'held')} and declined "
+            f"in {c('unrefutable', 'dependency_changed', 'declined')}. "
+            f"With no note it made the stale change in {c('unrefutable', 'control')}, and with the note withheld in "
+            f"{c('unrefutable', 'withheld')}.")
     return "\n\n".join(out)
 
 
