@@ -17,19 +17,40 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 PY=.venv/bin/python
+# The recorders by absolute path, so that a lane stops only this checkout's recorder (take_over below).
+AGENT="$PWD/data/model_trials/record_agent_study_2.py"
+NOTES="$PWD/data/model_trials/record_notes_study_2.py"
 mkdir -p _runs
-agent() { nice -n 19 "$PY" data/model_trials/record_agent_study_2.py "$@"; }
-notes() { nice -n 19 "$PY" data/model_trials/record_notes_study_2.py "$@"; }
+agent() { nice -n 19 "$PY" "$AGENT" "$@"; }
+notes() { nice -n 19 "$PY" "$NOTES" "$@"; }
+agent_steps() {
+  agent --model smollm2-135m "$@"
+  agent --model qwen2.5-coder-0.5b --evaluation aligned "$@"
+  agent --model qwen2.5-coder-1.5b --evaluation aligned "$@"
+}
+notes_steps() {
+  notes --model smollm2-135m --repeats 0 "$@"
+  notes --model qwen2.5-coder-0.5b --repeats 0 "$@"
+  notes --model qwen2.5-coder-1.5b --repeats 0 "$@"
+  notes --model qwen2.5-coder-0.5b "$@"
+  notes --model qwen2.5-coder-1.5b "$@"
+}
+# When one study is done, its core joins the other (part 3, section 10): the other lane's recorder is stopped (its
+# lane ends there; a cell or group cut short is redone) and that study's steps run again with two workers, which
+# skip what is recorded. A session that starts with one study done hands its core over within seconds.
+take_over() {
+  echo "record_round_2: this lane's study is done; its core joins the other study (two workers)"
+  pkill -f -x ".*$1( .*)?" || true
+  sleep 3
+}
 {
-  agent --model smollm2-135m
-  agent --model qwen2.5-coder-0.5b --evaluation aligned
-  agent --model qwen2.5-coder-1.5b --evaluation aligned
+  agent_steps
+  take_over "$NOTES"
+  notes_steps --workers 2
 } > _runs/record_round_2.lane1.log 2>&1 &
 {
-  notes --model smollm2-135m --repeats 0
-  notes --model qwen2.5-coder-0.5b --repeats 0
-  notes --model qwen2.5-coder-1.5b --repeats 0
-  notes --model qwen2.5-coder-0.5b
-  notes --model qwen2.5-coder-1.5b
+  notes_steps
+  take_over "$AGENT"
+  agent_steps --workers 2
 } > _runs/record_round_2.lane2.log 2>&1 &
 wait
