@@ -1,12 +1,12 @@
 """How long each command block of a book page takes, as the test that runs it measured, in the page's words.
 
 A chapter's "Run it yourself" block states its time (:mod:`cvlib.presentation.rerun`);
-a Markdown page's ``console`` blocks do the same through this module. The
-test that runs a page's blocks verbatim times each one and, when asked
-(``CVBOOK_RECORD_COMMAND_TIMES=1``), writes the seconds into the same record
-as the chapters' (:data:`~cvlib.presentation.rerun.TIMES_FILE`, under
-``pages``), keyed by the block's commands: a time measured for other
-commands is not this block's. A block the tests cannot run (it needs the
+a Markdown page's ``console`` blocks do the same through this module.
+``python -m benchmarks.commands --record`` runs the page's blocks, times
+each one and writes the seconds into the same record as the chapters'
+(:data:`~cvlib.presentation.rerun.TIMES_FILE`, under ``pages``), keyed by the
+block's commands: a time measured for other commands is not this block's.
+A block the tests cannot run (it needs the
 network, a GPU, an account) is declared with the reason, and the page says so
 instead of a time.
 
@@ -48,7 +48,7 @@ class PageBlock:
     first : str
         The start of the block's first command, which finds it on the page.
     untimed : str
-        Why the tests cannot run it (empty: the page's test runs and times it).
+        Why it cannot be run here (empty: the page's test runs it and the benchmark times it).
     """
 
     name: str
@@ -130,7 +130,7 @@ def block_commands(page: str, markdown: str) -> dict[str, tuple[str, ...]]:
 
 
 def recorded_block_seconds(page: str, name: str, commands: Sequence[str], times: Mapping[str, Any] | None = None) -> float | None:
-    """The seconds the page's test measured for a block, if it measured exactly these commands.
+    """The seconds recorded for a block, if they were measured for exactly these commands.
 
     Parameters
     ----------
@@ -208,8 +208,8 @@ def page_times_markdown(page: str, markdown: str, times: Mapping[str, Any] | Non
             sentence = f"Not timed here: {block.untimed}."
         else:
             seconds = recorded_block_seconds(page, block.name, commands[block.name], times)
-            sentence = ("Not timed yet: the tests have not measured these commands." if seconds is None else
-                        f"It takes about {duration(stated_seconds(seconds))} on two cores, as the tests measured it.")
+            sentence = ("Not timed yet: these commands have not been measured." if seconds is None else
+                        f"It takes about {duration(stated_seconds(seconds))} on two cores.")
         lines += [f"<!-- {block.name} -->", sentence, f"<!-- /{block.name} -->", ""]
     return "\n".join(lines)
 
@@ -228,7 +228,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """
     from cvlib.repository import project_root
 
-    parser = argparse.ArgumentParser(description="The time of each command block of a book page, as the tests measured it.")
+    parser = argparse.ArgumentParser(description="The time of each command block of a book page, as recorded.")
     parser.add_argument("page", choices=sorted(PAGE_BLOCKS), help="the page (book/PAGE.md)")
     parser.add_argument("--write", metavar="PATH", help="write the include to PATH")
     args = parser.parse_args(argv)

@@ -12,12 +12,12 @@ so a rerun never leaves a notebook where the book would read it.
 A command longer than the text column (:data:`COLUMN_CHARS`) is printed one
 option per line, each line but the last ending in `` \\``, so it still runs
 when pasted and never needs a sideways scroll or a soft wrap. Beside it the
-page says how long it takes on two cores: the rerun test measured it, alone on
-an otherwise idle two-core machine, and wrote the seconds to
-:data:`TIMES_FILE` (``CVBOOK_RECORD_COMMAND_TIMES=1 .venv/bin/python -m pytest
-tests/presentation/test_rerun_commands.py -p no:cacheprovider``); the page
-states that time rounded up (:func:`stated_seconds`), and the test fails when a
-run takes more than :data:`TIME_MARGIN` times the stated time.
+page says how long it takes on two cores: ``python -m benchmarks.commands
+--record`` ran it alone on an otherwise idle two-core machine and wrote the
+seconds to :data:`TIMES_FILE`; the page states that time rounded up
+(:func:`stated_seconds`). ``python -m benchmarks.commands`` times the blocks
+again and marks a run of more than :data:`TIME_MARGIN` times the stated time;
+the tests only check that the page states the recorded time.
 """
 
 from __future__ import annotations
@@ -25,10 +25,12 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
+import os
 import shlex
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from numbers import Real
+from pathlib import Path
 from typing import Any, Literal
 
 from cvlib.core.errors import ParameterError
@@ -44,10 +46,9 @@ COLUMN_CHARS = 76
 #: The committed record of each chapter's printed commands and the seconds they took, relative to data/.
 TIMES_FILE = ("benchmarks", "command_times.json")
 #: What the record says it holds (written with it by each test that records times).
-TIMES_ABOUT = ("Seconds each printed command block took, run alone on a two-core machine with CVBOOK_RECORD_COMMAND_TIMES=1: "
-               "under chapters, each chapter's 'Run it yourself' block (tests/presentation/test_rerun_commands.py); under "
-               "pages, a book page's console blocks (the page's own test, e.g. tests/evals/test_run_on_your_model.py).")
-#: How far over its stated time a printed command may run before the rerun test fails (a busy machine's slack).
+TIMES_ABOUT = ("Seconds each printed command block took, run alone on a two-core machine by python -m benchmarks.commands "
+               "--record: under chapters, each chapter's 'Run it yourself' block; under pages, a book page's console blocks.")
+#: How far over its stated time a printed command may run before ``python -m benchmarks.commands`` marks it.
 TIME_MARGIN = 1.5
 
 
@@ -274,7 +275,7 @@ def run_it_yourself(
 
 
 def recorded_seconds(chapter: str, commands: Sequence[str], times: Mapping[str, Any] | None = None) -> float | None:
-    """The seconds the rerun test measured for a chapter's block, if it measured exactly these commands.
+    """The seconds recorded for a chapter's block, if they were measured for exactly these commands.
 
     Parameters
     ----------
@@ -296,6 +297,34 @@ def recorded_seconds(chapter: str, commands: Sequence[str], times: Mapping[str, 
     if entry is None or list(entry.get("commands", [])) != list(commands):
         return None
     return float(entry["seconds"])
+
+
+def record_chapter_seconds(measured: Mapping[str, tuple[Sequence[str], float]],
+                           path: str | os.PathLike[str] | None = None) -> Path:
+    """Write chapters' measured seconds into the record, keeping the chapters not measured and the pages.
+
+    Parameters
+    ----------
+    measured : mapping
+        ``{chapter: (commands, seconds)}`` of the blocks just run.
+    path : str or os.PathLike, optional
+        The record (default: :data:`TIMES_FILE` in the data folder).
+
+    Returns
+    -------
+    pathlib.Path
+        The record written.
+    """
+    from cvlib.repository import data_path
+
+    target = Path(path) if path is not None else data_path(*TIMES_FILE)
+    record: dict[str, Any] = json.loads(target.read_text(encoding="utf-8")) if target.is_file() else {}
+    chapters = record.get("chapters", {})
+    for name, (commands, seconds) in measured.items():
+        chapters[name] = {"commands": list(commands), "seconds": round(seconds, 1)}
+    record = {**record, "about": TIMES_ABOUT, "cores": os.cpu_count(), "chapters": dict(sorted(chapters.items()))}
+    target.write_text(json.dumps(record, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    return target
 
 
 def load_times() -> dict[str, Any]:

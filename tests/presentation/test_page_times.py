@@ -76,10 +76,10 @@ def test_a_time_is_the_one_measured_for_exactly_these_commands(declared: str) ->
 def test_the_include_states_each_time_rounded_up_or_why_there_is_none(declared: str) -> None:
     commands = ["tool serve --port 1 &", "tool run --model a --limit 2"]
     text = page_times_markdown(declared, PAGE, {"pages": {declared: {"local": {"commands": commands, "seconds": 61.2}}}})
-    assert "<!-- local -->\nIt takes about 1 min 15 s on two cores, as the tests measured it.\n<!-- /local -->" in text
+    assert "<!-- local -->\nIt takes about 1 min 15 s on two cores.\n<!-- /local -->" in text
     assert "<!-- cloud -->\nNot timed here: it needs an account.\n<!-- /cloud -->" in text
     other = page_times_markdown(declared, PAGE, {"pages": {declared: {"local": {"commands": ["x"], "seconds": 1.0}}}})
-    assert "<!-- local -->\nNot timed yet: the tests have not measured these commands.\n<!-- /local -->" in other
+    assert "<!-- local -->\nNot timed yet: these commands have not been measured.\n<!-- /local -->" in other
 
 
 def test_recording_keeps_the_chapters_and_other_pages(tmp_path: Path, declared: str) -> None:
