@@ -22,7 +22,6 @@ declared here.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import re
 from collections.abc import Mapping, Sequence
@@ -31,7 +30,12 @@ from pathlib import Path
 from typing import Any
 
 from cvlib.core.errors import ParameterError
-from cvlib.presentation.rerun import TIMES_ABOUT, TIMES_FILE, duration, load_times, stated_seconds
+from cvlib.presentation.rerun import (
+    duration,
+    load_times,
+    stated_seconds,
+    write_measured_seconds,
+)
 
 __all__ = ["PAGE_BLOCKS", "PageBlock", "block_commands", "console_blocks", "page_times_markdown", "record_page_seconds",
            "recorded_block_seconds"]
@@ -170,19 +174,7 @@ def record_page_seconds(page: str, measured: Mapping[str, tuple[Sequence[str], f
     pathlib.Path
         The record written.
     """
-    from cvlib.repository import data_path
-
-    target = Path(path) if path is not None else data_path(*TIMES_FILE)
-    record: dict[str, Any] = json.loads(target.read_text(encoding="utf-8")) if target.is_file() else {}
-    pages = record.get("pages", {})
-    blocks = pages.get(page, {})
-    for name, (commands, seconds) in measured.items():
-        blocks[name] = {"commands": list(commands), "seconds": round(seconds, 1)}
-    pages[page] = dict(sorted(blocks.items()))
-    record = {**record, "about": TIMES_ABOUT, "cores": os.cpu_count(), "chapters": record.get("chapters", {}),
-              "pages": dict(sorted(pages.items()))}
-    target.write_text(json.dumps(record, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    return target
+    return write_measured_seconds(("pages", page), measured, path)
 
 
 def page_times_markdown(page: str, markdown: str, times: Mapping[str, Any] | None = None) -> str:

@@ -315,15 +315,53 @@ def record_chapter_seconds(measured: Mapping[str, tuple[Sequence[str], float]],
     pathlib.Path
         The record written.
     """
+    return write_measured_seconds(("chapters",), measured, path)
+
+
+def write_measured_seconds(section: Sequence[str], measured: Mapping[str, tuple[Sequence[str], float]],
+                           path: str | os.PathLike[str] | None = None) -> Path:
+    """Merge measured blocks into one section of the times record, so chapters and pages share one writer.
+
+    The record is replaced whole (a temporary file, then :func:`os.replace`), so a
+    stopped run never leaves it half written; every mapping in it stays sorted by
+    name, so the same measurements give the same bytes.
+
+    Parameters
+    ----------
+    section : sequence of str
+        Where the blocks go: ``("chapters",)`` or ``("pages", page)``.
+    measured : mapping
+        ``{name: (commands, seconds)}`` of the blocks just run.
+    path : str or os.PathLike, optional
+        The record (default: :data:`TIMES_FILE` in the data folder).
+
+    Returns
+    -------
+    pathlib.Path
+        The record written.
+    """
     from cvlib.repository import data_path
 
+    if not section:
+        raise ParameterError("section must name at least one key of the times record, e.g. ('chapters',)")
     target = Path(path) if path is not None else data_path(*TIMES_FILE)
     record: dict[str, Any] = json.loads(target.read_text(encoding="utf-8")) if target.is_file() else {}
-    chapters = record.get("chapters", {})
-    for name, (commands, seconds) in measured.items():
-        chapters[name] = {"commands": list(commands), "seconds": round(seconds, 1)}
-    record = {**record, "about": TIMES_ABOUT, "cores": os.cpu_count(), "chapters": dict(sorted(chapters.items()))}
-    target.write_text(json.dumps(record, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+
+    def merged(node: Mapping[str, Any], keys: Sequence[str]) -> dict[str, Any]:
+        if not keys:
+            blocks = dict(node)
+            for name, (commands, seconds) in measured.items():
+                blocks[name] = {"commands": list(commands), "seconds": round(seconds, 1)}
+            return dict(sorted(blocks.items()))
+        inner = dict(node)
+        inner[keys[0]] = merged(node.get(keys[0], {}), keys[1:])
+        return dict(sorted(inner.items()))
+
+    body = {key: value for key, value in record.items() if key not in ("about", "cores")}
+    record = {"about": TIMES_ABOUT, "cores": os.cpu_count(), **merged(body, section)}
+    temporary = target.with_name(target.name + ".partial")
+    temporary.write_text(json.dumps(record, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+    os.replace(temporary, target)
     return target
 
 

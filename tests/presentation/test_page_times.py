@@ -18,6 +18,7 @@ from cvlib.presentation.page_times import (
     record_page_seconds,
     recorded_block_seconds,
 )
+from cvlib.presentation.rerun import record_chapter_seconds, write_measured_seconds
 from cvlib.repository import project_root
 
 PAGE = """# A page
@@ -93,6 +94,23 @@ def test_recording_keeps_the_chapters_and_other_pages(tmp_path: Path, declared: 
                                "other": {"b": {"commands": ["q"], "seconds": 4.0}}}
     assert "pages" in record["about"]
 
+
+
+def test_recording_chapters_keeps_the_pages_and_leaves_no_partial_file(tmp_path: Path) -> None:
+    path = tmp_path / "command_times.json"
+    pages = {"other": {"b": {"commands": ["q"], "seconds": 4.0}}}
+    path.write_text(json.dumps({"about": "old", "cores": 2, "pages": pages}), encoding="utf-8")
+    record_chapter_seconds({"z": (("p",), 2.04), "a": (("r",), 1.0)}, path)
+    record = json.loads(path.read_text(encoding="utf-8"))
+    assert list(record["chapters"]) == ["a", "z"] and record["chapters"]["z"] == {"commands": ["p"], "seconds": 2.0}
+    assert record["pages"] == pages
+    assert [p.name for p in tmp_path.iterdir()] == ["command_times.json"]
+
+
+def test_a_record_section_must_be_named(tmp_path: Path) -> None:
+    with pytest.raises(ParameterError, match="section must name"):
+        write_measured_seconds((), {}, tmp_path / "command_times.json")
+    assert not list(tmp_path.iterdir())
 
 def test_every_block_of_the_page_is_declared_and_its_include_current() -> None:
     page = (project_root() / "book" / "run_on_your_model.md").read_text(encoding="utf-8")
