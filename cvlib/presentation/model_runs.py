@@ -33,7 +33,8 @@ from pathlib import Path
 
 from cvlib.core.errors import ParameterError
 from cvlib.models.recording import CallRecord, canonical, read_recording
-from cvlib.presentation._study_models import MODELS, model_label
+from cvlib.presentation._study_models import FOLD_AFTER, MODELS, model_label
+from cvlib.presentation.formatting import plural
 from cvlib.presentation.tables import Table
 
 __all__ = ["EXPERIMENTS", "ModelRun", "model_runs", "models_run_markdown", "models_run_table"]
@@ -252,6 +253,9 @@ def model_runs(folder: str | os.PathLike[str]) -> list[ModelRun]:
 def models_run_table(runs: Sequence[ModelRun]) -> Table:
     """The rows as the book's tables are shown: one cell for how it ran, calls right-aligned and kept whole.
 
+    Past :data:`~cvlib.presentation._study_models.FOLD_AFTER` rows the table folds behind its row count, like
+    every long table of the book: each reader who adds a run adds a row, and the page's instructions follow it.
+
     Parameters
     ----------
     runs : sequence of ModelRun
@@ -262,7 +266,8 @@ def models_run_table(runs: Sequence[ModelRun]) -> Table:
     cvlib.presentation.tables.Table
     """
     rows = tuple((f"{r.study}, {r.edition}", r.model, r.how, f"{r.calls:,}", r.recorded) for r in runs)
-    return Table(("Study", "Model", "How it ran", "Calls", "Recorded"), rows, (False, False, False, True, False))
+    return Table(("Study", "Model", "How it ran", "Calls", "Recorded"), rows, (False, False, False, True, False),
+                 summary=f"Every model run so far ({plural(len(rows), 'row')})", collapsed=len(rows) > FOLD_AFTER)
 
 
 def models_run_markdown(runs: Sequence[ModelRun]) -> str:

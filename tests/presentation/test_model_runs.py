@@ -148,6 +148,16 @@ def test_the_table_is_one_row_per_run_in_order(folder: Path) -> None:
     assert text == models_run_markdown(model_runs(folder))
 
 
+@pytest.mark.parametrize(("count", "folded"), [(15, False), (16, True)])
+def test_a_table_of_more_than_fifteen_runs_folds_behind_its_row_count(count: int, folded: bool) -> None:
+    runs = [ModelRun(f"f{i}", "agent study", "second edition", f"m{i}", "w", "c", "s", 1, 1, 1, "cells", None)
+            for i in range(count)]
+    table = models_run_table(runs)
+    assert table.collapsed is folded
+    assert ("<details" in table._repr_html_()) is folded
+    assert (f"Every model run so far ({count} rows)" in table._repr_html_()) is folded
+
+
 @pytest.mark.parametrize(("make", "message"), [
     (lambda p: p / "missing", "recordings folder .*missing' does not exist"),
     (lambda p: p, "no study recording in .*; expected files named <experiment>.<model>.jsonl"),
