@@ -253,7 +253,7 @@ def model_runs(folder: str | os.PathLike[str]) -> list[ModelRun]:
 def models_run_table(runs: Sequence[ModelRun]) -> Table:
     """The rows as the book's tables are shown: one cell for how it ran, calls right-aligned and kept whole.
 
-    Past :data:`~cvlib.presentation._study_models.FOLD_AFTER` rows the table folds behind its row count, like
+    Past ``FOLD_AFTER`` (15) rows the table folds behind its row count, like
     every long table of the book: each reader who adds a run adds a row, and the page's instructions follow it.
 
     Parameters
