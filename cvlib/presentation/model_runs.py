@@ -267,7 +267,7 @@ def models_run_table(runs: Sequence[ModelRun]) -> Table:
     """
     rows = tuple((f"{r.study}, {r.edition}", r.model, r.how, f"{r.calls:,}", r.recorded) for r in runs)
     return Table(("Study", "Model", "How it ran", "Calls", "Recorded"), rows, (False, False, False, True, False),
-                 summary=f"Every model run so far ({plural(len(rows), 'row')})", collapsed=len(rows) > FOLD_AFTER)
+                 summary=f"{plural(len(rows), 'recording')}, one row each", collapsed=len(rows) > FOLD_AFTER)
 
 
 def models_run_markdown(runs: Sequence[ModelRun]) -> str:

@@ -119,6 +119,15 @@ def test_the_status_counts_cells_and_tasks_in_all_orders_and_names_a_planned_mod
     assert status.loc["absent", "cells"] == 0 and not status.loc["absent", "complete"]
     values = chapter.chapter_values(study, "targets", ["targets", "absent"])
     assert "absent is not recorded yet" in values["A2_recording_state"][0]
+    assert values["A2_recording_state"][0].startswith("Recorded so far: ")
+
+
+def test_the_recording_state_says_whole_only_when_every_planned_model_is_complete(study, monkeypatch):
+    status = tables.recording_status(study, ["targets"])
+    monkeypatch.setattr(chapter, "recording_status", lambda *_: status.assign(complete=True))
+    assert chapter.chapter_values(study, "targets", ["targets"])["A2_recording_state"][0].startswith("Recorded whole: ")
+    monkeypatch.setattr(chapter, "recording_status", lambda *_: status.assign(complete=False))
+    assert chapter.chapter_values(study, "targets", ["targets"])["A2_recording_state"][0].startswith("Recorded so far: ")
 
 
 def test_a_task_missing_an_order_is_counted_but_not_read(folder, study, tmp_path):

@@ -155,7 +155,7 @@ def test_a_table_of_more_than_fifteen_runs_folds_behind_its_row_count(count: int
     table = models_run_table(runs)
     assert table.collapsed is folded
     assert ("<details" in table._repr_html_()) is folded
-    assert (f"Every model run so far ({count} rows)" in table._repr_html_()) is folded
+    assert (f"{count} recordings, one row each" in table._repr_html_()) is folded
 
 
 @pytest.mark.parametrize(("make", "message"), [

@@ -326,7 +326,8 @@ def chapter_values(study: StudyRuns, main: str, planned: Sequence[str] = PLANNED
     recorded = [f"{model_label(r['model'])} {fmt(r['cells'])} of {fmt(r['planned_cells'])} cells"
                 for r in status.to_dict("records") if r["cells"]]
     missing = [model_label(r["model"]) for r in status.to_dict("records") if not r["cells"]]
-    state = f"Recorded so far: {listing(recorded, last=' and ', empty='nothing')}."
+    whole = bool(status["complete"].all()) and not missing
+    state = f"Recorded {'whole' if whole else 'so far'}: {listing(recorded, last=' and ', empty='nothing')}."
     if missing:
         state += f" {listing(missing, last=' and ')} {'is' if len(missing) == 1 else 'are'} {NOT_RECORDED}."
     out["A2_recording_state"] = (state, "count")
