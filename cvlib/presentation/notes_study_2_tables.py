@@ -444,7 +444,8 @@ def bound_text(row: Mapping[str, Any], margin: float = EQUIVALENCE_MARGIN) -> st
 
     Section 4.8: a null is never an absence. When the lower test rejects, the
     sentence is "no reduction larger than X points", X the 90 % interval's low
-    end rounded up to a whole point (at most the margin); when the upper test
+    end rounded up to a whole point (at most the margin; "no reduction" when that
+    end is above zero); when the upper test
     rejects too, "no change larger than ±margin"; when the lower test does not
     reject, or fewer than :data:`~cvlib.experiments.notes_study.equivalence.MIN_TASKS`
     tasks hold the contrast, "too few tasks to bound it" (a bound on an
@@ -466,14 +467,15 @@ def bound_text(row: Mapping[str, Any], margin: float = EQUIVALENCE_MARGIN) -> st
     if int(row["tasks"]) < MIN_TASKS:
         return f"too few tasks to bound it ({plural(int(row['tasks']), 'task')})"
     if row["high"] < 0:
-        return "a reduction: the interval lies below zero"
+        return "a reduction (the interval lies below zero)"
     if row["low"] > 0:
-        return "an increase: the interval lies above zero"
+        return "an increase (the interval lies above zero)"
     said = row["verdict"]
     if said == "equivalent":
         return f"no change larger than ±{points} points"
     if said == "no reduction larger than the margin":
-        return f"no reduction larger than {plural(_whole_points(-row['tost_low']), 'point')}"
+        bound = _whole_points(-row["tost_low"])
+        return f"no reduction larger than {plural(bound, 'point')}" if bound else "no reduction (even the 90 % interval's low end is above zero)"
     return "too few tasks to bound it"
 
 

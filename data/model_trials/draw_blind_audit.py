@@ -4,6 +4,7 @@ Run from the repository root::
 
     python data/model_trials/draw_blind_audit.py --draw        # write notes_audit_blind_sample.csv and print it
     python data/model_trials/draw_blind_audit.py --sheet ID    # one answer's sheet, as a rater judges it
+    python data/model_trials/draw_blind_audit.py --sheets DIR  # every sheet as DIR/ID.md, and DIR/verdicts.csv to fill
     python data/model_trials/draw_blind_audit.py --check       # exit 1 unless notes_audit_blind.csv is complete
 
 **The draw happens after recording** (section 4.11): every planned group is
@@ -31,6 +32,12 @@ reading in a row whose ``rater`` is ``adjudicated``. Drawing the sample
 unblinds the chapter's readings (section 4.11 keeps them blind until the draw),
 so no rater reads the chapter, the report card or the recordings while judging.
 
+``--sheets DIR`` writes every drawn answer's sheet as ``DIR/<id>.md`` and a
+``DIR/verdicts.csv`` holding the sample's columns with ``rater``, ``verdict``
+and ``reason`` left empty, for a rater to fill in and hand back; DIR must be
+empty or new, so a rater's folder never mixes two draws. Nothing else is
+written there, nothing read from an answer.
+
 ``--check`` validates that file against the sample (an unknown verdict or
 answer id, a rater judging an answer twice: a one-line error) and lists what
 keeps the audit from being complete; the agreement it feeds is
@@ -50,6 +57,7 @@ from cvlib.core.errors import ParameterError
 from cvlib.experiments.notes_study.blind_audit import (
     SAMPLE_COLUMNS,
     SAMPLE_FILE,
+    VERDICT_COLUMNS,
     VERDICT_FILE,
     AnswerKey,
     audit_problems,
@@ -96,6 +104,30 @@ def _sheet(folder: Path, answer_id: str) -> int:
     return 0
 
 
+def _sheets(folder: Path, target: Path) -> int:
+    if target.exists() and (not target.is_dir() or any(target.iterdir())):
+        raise ParameterError(f"--sheets {target}: expected a new or empty folder (a rater's folder holds one draw)")
+    sample = read_sample(folder / SAMPLE_FILE)
+    edition = load_second_edition(HERE)
+    tasks = {t.id: t for t in edition.tasks}
+    records = recorded_answers(folder, tuple(dict.fromkeys(a.model for a in sample)))
+    missing = [a for a in sample if a not in records]
+    if missing:
+        raise ParameterError(f"answer {missing[0].answer_id} ({missing[0].task}, {missing[0].stratum.label()}) "
+                             "is not in the recordings")
+    target.mkdir(parents=True, exist_ok=True)
+    for key in sample:
+        record = records[key]
+        sheet = rater_sheet(key, record.prompt, record.response, tasks[key.task], edition.rules.get(key.task))
+        (target / f"{key.answer_id}.md").write_text(sheet, encoding="utf-8")
+    with (target / "verdicts.csv").open("w", encoding="utf-8", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=VERDICT_COLUMNS, lineterminator="\n")
+        writer.writeheader()
+        writer.writerows({**key.row(), "rater": "", "verdict": "", "reason": ""} for key in sample)
+    print(f"{len(sample)} sheets and verdicts.csv written to {target}", file=sys.stderr)
+    return 0
+
+
 def _check(folder: Path) -> int:
     sample = read_sample(folder / SAMPLE_FILE)
     if sample != draw_sample(recorded_answers(folder)).answers:
@@ -113,6 +145,7 @@ def main(argv: list[str] | None = None) -> int:
     action = parser.add_mutually_exclusive_group(required=True)
     action.add_argument("--draw", action="store_true", help=f"draw the sample and write {SAMPLE_FILE}")
     action.add_argument("--sheet", metavar="ID", help="print the sheet of one drawn answer")
+    action.add_argument("--sheets", metavar="DIR", type=Path, help="write every sheet and an empty verdicts.csv to DIR")
     action.add_argument("--check", action="store_true", help=f"exit 1 unless {VERDICT_FILE} is complete and valid")
     parser.add_argument("--folder", type=Path, default=HERE, help="the folder of recordings (default: this one)")
     args = parser.parse_args(argv)
@@ -121,6 +154,8 @@ def main(argv: list[str] | None = None) -> int:
             return _draw(args.folder)
         if args.sheet:
             return _sheet(args.folder, args.sheet)
+        if args.sheets:
+            return _sheets(args.folder, args.sheets)
         return _check(args.folder)
     except ParameterError as err:
         print(f"error: {err}", file=sys.stderr)

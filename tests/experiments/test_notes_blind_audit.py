@@ -218,6 +218,25 @@ def test_a_sheet_holds_no_reading_and_does_not_change_with_the_stored_one(folder
     assert {a.answer_id: _sheet(script, here, a.answer_id, capsys) for a in sample} == before
 
 
+def test_every_sheet_is_written_for_the_raters_with_an_empty_verdict_file(folder, script, tmp_path, capsys) -> None:
+    recordings = tmp_path / "recordings"
+    recordings.mkdir()
+    here = _audit_folder(folder, recordings, script, capsys)
+    sample = ba.read_sample(here / ba.SAMPLE_FILE)
+    sheets = tmp_path / "rater"
+    assert script.main(["--sheets", str(sheets), "--folder", str(here)]) == 0
+    assert f"{len(sample)} sheets" in capsys.readouterr().err
+    assert sorted(p.name for p in sheets.iterdir()) == sorted([f"{a.answer_id}.md" for a in sample] + ["verdicts.csv"])
+    for key in sample[:3]:
+        assert (sheets / f"{key.answer_id}.md").read_text(encoding="utf-8") == _sheet(script, here, key.answer_id, capsys)
+    with (sheets / "verdicts.csv").open(encoding="utf-8", newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    assert [r["answer"] for r in rows] == [a.answer_id for a in sample]
+    assert {(r["rater"], r["verdict"], r["reason"]) for r in rows} == {("", "", "")}
+    assert script.main(["--sheets", str(sheets), "--folder", str(here)]) == 2  # a folder holding a draw already
+    assert "expected a new or empty folder" in capsys.readouterr().err
+
+
 # --- verdicts ----------------------------------------------------------------------------------------------------
 
 
@@ -315,6 +334,24 @@ def test_kappa_and_raw_agreement_per_stratum_and_pooled_per_model_and_variant() 
     assert read["agreement"] == 1.0 and read["kappa"] == pytest.approx(1.0)  # the adjudicated verdict is compared
     assert table.loc[("reader and adjudicated", "stratum", "control")]["agreement"] == 0.5
     assert set(ba.agreement(verdicts)["comparison"]) == {"ann and bo"}
+    everything = table.loc[("ann and bo", "all answers", "all")]
+    assert everything["answers"] == 5 and everything["agreement"] == pytest.approx(0.8)
+
+
+def test_every_disagreement_is_listed_with_how_it_was_settled() -> None:
+    keys = _keys("m", "placebo", "stale_verify", 3)
+    verdicts = _verdicts([(keys[0], "ann", "stale_edit"), (keys[0], "bo", "stale_edit"),
+                          (keys[1], "ann", "other"), (keys[1], "bo", "unchanged"), (keys[1], ba.ADJUDICATED, "unchanged"),
+                          (keys[2], "ann", "declined"), (keys[2], "bo", "declined")])
+    reader = {keys[0].answer_id: "stale_edit", keys[1].answer_id: "other", keys[2].answer_id: "declined"}
+    listed = ba.disagreements(verdicts, reader)
+    assert list(listed.columns) == list(ba.DISAGREEMENT_COLUMNS)
+    rows = listed[["answer", "between", "first", "second", "settled"]].to_dict("records")
+    assert rows == [{"answer": keys[1].answer_id, "between": "raters", "first": "other", "second": "unchanged", "settled": "unchanged"},
+                    {"answer": keys[1].answer_id, "between": "reader", "first": "other", "second": "unchanged", "settled": "unchanged"}]
+    assert ba.disagreements(verdicts)["between"].tolist() == ["raters"]  # without the reader, the raters' alone
+    open_one = _verdicts([(keys[1], "ann", "other"), (keys[1], "bo", "unchanged")])
+    assert ba.disagreements(open_one)[["settled", "reason"]].values.tolist() == [["", ""]]  # not settled yet: said so
 
 
 def test_the_reader_is_read_afresh_for_the_drawn_answers(records) -> None:

@@ -117,13 +117,15 @@ def test_the_manipulation_table_marks_a_model_that_echoes_more_than_five_percent
     ({"tasks": 5, "low": -0.5, "high": 0.1, "tost_low": -0.4, "tost_high": 0.0, "verdict": "too few tasks"},
      "too few tasks to bound it (5 tasks)"),
     ({"tasks": 40, "low": -0.3, "high": -0.1, "tost_low": -0.28, "tost_high": -0.12, "verdict": "not bounded"},
-     "a reduction: the interval lies below zero"),
+     "a reduction (the interval lies below zero)"),
     ({"tasks": 40, "low": 0.02, "high": 0.2, "tost_low": 0.03, "tost_high": 0.18, "verdict": "not bounded"},
-     "an increase: the interval lies above zero"),
+     "an increase (the interval lies above zero)"),
     ({"tasks": 40, "low": -0.1, "high": 0.1, "tost_low": -0.081, "tost_high": 0.08, "verdict": "equivalent"},
      "no change larger than ±15 points"),
     ({"tasks": 40, "low": -0.1, "high": 0.3, "tost_low": -0.081, "tost_high": 0.25, "verdict": "no reduction larger than the margin"},
      "no reduction larger than 9 points"),
+    ({"tasks": 40, "low": -0.02, "high": 0.25, "tost_low": 0.004, "tost_high": 0.22, "verdict": "no reduction larger than the margin"},
+     "no reduction (even the 90 % interval's low end is above zero)"),
     ({"tasks": 40, "low": -0.3, "high": 0.05, "tost_low": -0.25, "tost_high": 0.02, "verdict": "no increase larger than the margin"},
      "too few tasks to bound it"),
     ({"tasks": 40, "low": -0.3, "high": 0.3, "tost_low": -0.25, "tost_high": 0.25, "verdict": "not bounded"},
@@ -141,7 +143,7 @@ def test_contrasts_pair_tasks_and_bound_a_null_by_the_tost() -> None:
     frame = tables.contrasts(answers(rows)).set_index(["contrast", "arm"])
     n1 = frame.loc[("refutable − placebo", "dependency_changed")]
     assert (n1["question"], n1["tasks"], n1["mean"], n1["read"]) == ("N1", n, -1.0, True)
-    assert n1["bound"] == "a reduction: the interval lies below zero"
+    assert n1["bound"] == "a reduction (the interval lies below zero)"
     n2 = frame.loc[("stale_verify − dependency_changed", "stale_verify")]
     assert (n2["question"], n2["variant"], n2["mean"]) == ("N2", "unrefutable", 0.0)
     assert n2["bound"] == "no change larger than ±15 points"
@@ -278,3 +280,14 @@ def test_the_preregistration_commit_is_the_one_that_adds_part_4() -> None:
     if shallow == "true" or not added:
         pytest.skip("a shallow checkout does not hold the commit that added part 4")
     assert chapter.PREREGISTRATION_COMMIT == added[-1][: len(chapter.PREREGISTRATION_COMMIT)]
+
+
+def test_the_status_names_a_sampled_repeat_not_begun_beside_one_begun() -> None:
+    from types import SimpleNamespace
+
+    status = tables.recording_status({"qwen2.5-coder-0.5b": {0: ("a", "b"), 1: ("a", "b"), 2: ("a", "b")}},
+                                     {"qwen2.5-coder-0.5b": {"a", "b", "a1"}})
+    begun = SimpleNamespace(status=status.assign(recorded=[2, 1, 0]))
+    assert chapter._status_words(begun, "qwen2.5-coder-0.5b") == "2 of 2 greedy groups, 1 of 2 repeat-1 groups, repeat 2 not recorded yet"
+    none = SimpleNamespace(status=status.assign(recorded=[2, 0, 0]))
+    assert chapter._status_words(none, "qwen2.5-coder-0.5b") == "2 of 2 greedy groups, sampled repeats not recorded yet"

@@ -53,6 +53,7 @@ __all__ = [
     "ANSWERS_PER_STRATUM",
     "AUDIT_SEED",
     "BLIND_VERDICTS",
+    "DISAGREEMENT_COLUMNS",
     "SAMPLE_COLUMNS",
     "SAMPLE_FILE",
     "VERDICT_COLUMNS",
@@ -65,6 +66,7 @@ __all__ = [
     "answer_rank",
     "audit_problems",
     "audit_strata",
+    "disagreements",
     "draw_sample",
     "final_verdicts",
     "rater_sheet",
@@ -619,8 +621,8 @@ def _kappa(first: Sequence[str], second: Sequence[str]) -> float:
 def agreement(verdicts: Sequence[Verdict], reader: Mapping[str, str] | None = None) -> pd.DataFrame:
     """Cohen's kappa and the raw agreement: the two raters, and the reader against the adjudicated verdict (section 4.9).
 
-    Per stratum, and pooled per model and variant (over arms and repeats);
-    kappa only where both sides' verdicts vary (NaN otherwise: with one verdict
+    Per stratum, pooled per model and variant (over arms and repeats), and
+    over every answer; kappa only where both sides' verdicts vary (NaN otherwise: with one verdict
     on a side the chance agreement is the whole agreement), the raw agreement
     always.
 
@@ -634,7 +636,7 @@ def agreement(verdicts: Sequence[Verdict], reader: Mapping[str, str] | None = No
     Returns
     -------
     pandas.DataFrame
-        ``comparison``, ``level`` (``stratum`` or ``model and variant``), ``model``, ``variant``, ``arm``,
+        ``comparison``, ``level`` (``stratum``, ``model and variant`` or ``all answers``), ``model``, ``variant``, ``arm``,
         ``repeat`` (``all`` when pooled), ``answers``, ``agreement``, ``kappa``.
     """
     import pandas as pd
@@ -654,7 +656,8 @@ def agreement(verdicts: Sequence[Verdict], reader: Mapping[str, str] | None = No
     rows = []
     for comparison, judged in pairs:
         for level, coordinates in (("stratum", lambda k: (k.model, k.variant, k.arm, k.repeat)),
-                                   ("model and variant", lambda k: (k.model, k.variant, "all", "all"))):
+                                   ("model and variant", lambda k: (k.model, k.variant, "all", "all")),
+                                   ("all answers", lambda k: ("all", "all", "all", "all"))):
             cells: dict[tuple[object, ...], list[tuple[str, str]]] = {}
             for answer_id in sorted(judged, key=lambda a: keys[a]):
                 cells.setdefault(coordinates(keys[answer_id]), []).append(judged[answer_id])
@@ -664,3 +667,51 @@ def agreement(verdicts: Sequence[Verdict], reader: Mapping[str, str] | None = No
                              "arm": cell[2], "repeat": cell[3], "answers": len(said),
                              "agreement": sum(a == b for a, b in said) / len(said), "kappa": _kappa(first, second)})
     return pd.DataFrame(rows, columns=columns)
+
+
+#: The columns of :func:`disagreements`.
+DISAGREEMENT_COLUMNS: tuple[str, ...] = (*SAMPLE_COLUMNS, "between", "first", "second", "settled", "reason")
+
+
+def disagreements(verdicts: Sequence[Verdict], reader: Mapping[str, str] | None = None) -> pd.DataFrame:
+    """Every disagreement with its resolution: the two raters', then the reader's against the settled verdict.
+
+    Section 4.9 lists each one in the appendix. A raters' disagreement is
+    settled by the adjudicated row, whose reason is given; a reader's
+    disagreement with the settled verdict is settled by that verdict, and the
+    reason given is the adjudication's or, where the raters agreed, the first
+    rater's.
+
+    Parameters
+    ----------
+    verdicts : sequence of Verdict
+        :func:`read_verdicts`.
+    reader : Mapping, optional
+        The reader's outcomes by answer id; without it, the raters' disagreements only.
+
+    Returns
+    -------
+    pandas.DataFrame
+        :data:`DISAGREEMENT_COLUMNS`, ``between`` being ``raters`` or ``reader``; ``first`` and ``second`` the two
+        sides' verdicts (the first rater's and the second's, or the reader's and the settled one), ``settled`` the
+        verdict that counts ("" where nobody adjudicated yet); in the sample's order of strata.
+    """
+    import pandas as pd
+
+    raters = _raters(verdicts)
+    keys = {v.answer.answer_id: v.answer for v in verdicts}
+    given = {(v.answer.answer_id, v.rater): v for v in verdicts}
+    final = final_verdicts(verdicts)
+    rows = []
+    for answer_id in sorted(keys, key=lambda a: keys[a]):
+        key = keys[answer_id]
+        settling = given.get((answer_id, ADJUDICATED))
+        said = [v for v in (given.get((answer_id, r)) for r in raters) if v is not None]
+        if len(raters) == 2 and len(said) == 2 and said[0].verdict != said[1].verdict:
+            rows.append({**key.row(), "between": "raters", "first": said[0].verdict, "second": said[1].verdict,
+                         "settled": settling.verdict if settling else "", "reason": settling.reason if settling else ""})
+        if reader is not None and answer_id in final and answer_id in reader and reader[answer_id] != final[answer_id]:
+            why = settling or said[0]
+            rows.append({**key.row(), "between": "reader", "first": reader[answer_id], "second": final[answer_id],
+                         "settled": final[answer_id], "reason": why.reason})
+    return pd.DataFrame(rows, columns=list(DISAGREEMENT_COLUMNS))

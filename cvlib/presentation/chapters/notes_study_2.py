@@ -49,6 +49,7 @@ from cvlib.presentation import _study_models
 from cvlib.presentation import notes_study_2_tables as tables
 from cvlib.presentation._study_models import CONTINUED, PROMPT_WIDTH, model_label
 from cvlib.presentation.formatting import MARKDOWN, fmt, plural
+from cvlib.presentation.notes_study_2_audit import BlindAudit, audit_sentence, read_audit
 from cvlib.repository import data_path, project_root
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -65,6 +66,7 @@ __all__ = [
     "AuditStatus",
     "SecondStudy",
     "appendix_values",
+    "audit_tables",
     "audit_status",
     "chapter_values",
     "check_choices",
@@ -78,6 +80,7 @@ __all__ = [
     "prompt_diffs",
     "read_study",
     "readings_blind",
+    "recording_sentence",
     "recordings_folder",
     "status_sentence",
     "unless_blind",
@@ -198,9 +201,9 @@ class AuditStatus:
     def sentence(self) -> str:
         """The status in one sentence."""
         if not self.drawn:
-            return f"not begun: no verdict yet (no {AUDIT_FILE} in data/model_trials)"
+            return f"not begun: no verdict yet (no {AUDIT_FILE} beside the recordings)"
         who = ", ".join(self.raters) or "no rater yet"
-        return (f"drawn: {plural(self.answers, 'answer')} in `{AUDIT_FILE}`, {plural(self.rows, 'row')} of verdicts "
+        return (f"drawn: {plural(self.answers, 'answer')} in {AUDIT_FILE}, {plural(self.rows, 'row')} of verdicts "
                 f"(raters: {who}), {plural(self.adjudicated, 'adjudicated row')}")
 
 
@@ -250,12 +253,19 @@ class SecondStudy:
     tasks: int
     refutable_tasks: int
     placebo_tasks: int
+    folder: Path
+    audit: BlindAudit
 
     @property
     def recorded(self) -> tuple[str, ...]:
         """The models with at least one group recorded whole."""
         s = self.status
         return tuple(m for m in self.models if int(s[s["model"] == m]["recorded"].sum()) > 0)
+
+    @property
+    def whole(self) -> bool:
+        """Every planned group of every model on the page is recorded."""
+        return bool((self.status["recorded"] == self.status["planned"]).all())
 
 
 def read_study(models: Sequence[str], recordings_dir: str | os.PathLike[str], confidence: float = 0.95,
@@ -299,7 +309,8 @@ def read_study(models: Sequence[str], recordings_dir: str | os.PathLike[str], co
         strict_contrasts=tables.contrasts(outcomes, confidence, reading="strict"),
         sensitivity=tables.sensitivity(outcomes), predictions=tuple(grade_predictions(outcomes)) if len(outcomes) else (),
         confidence=confidence, tasks=len(edition.tasks),
-        refutable_tasks=sum(g.variant == "refutable" for g in greedy), placebo_tasks=sum(g.variant == "placebo" for g in greedy))
+        refutable_tasks=sum(g.variant == "refutable" for g in greedy), placebo_tasks=sum(g.variant == "placebo" for g in greedy),
+        folder=folder, audit=read_audit(folder, outcomes))
 
 
 # -- words ------------------------------------------------------------------------------------------------------
@@ -321,8 +332,12 @@ def _status_words(study: SecondStudy, model: str) -> str:
         return f"{tables.NOT_RECORDED} ({plural(planned, 'group')} planned)"
     parts = [f"{fmt(int(r.recorded))} of {fmt(int(r.planned))} {'greedy' if int(r.repeat) == 0 else f'repeat-{int(r.repeat)}'} groups"
              for r in s.itertuples(index=False) if int(r.recorded) or int(r.repeat) == 0]
-    if any(int(r.recorded) == 0 and int(r.repeat) > 0 for r in s.itertuples(index=False)):
+    empty = [int(r.repeat) for r in s.itertuples(index=False) if int(r.recorded) == 0 and int(r.repeat) > 0]
+    sampled = [int(r.repeat) for r in s.itertuples(index=False) if int(r.repeat) > 0]
+    if empty and empty == sampled:
         parts.append(f"sampled repeats {tables.NOT_RECORDED}")
+    elif empty:
+        parts.append(f"{' and '.join(f'repeat {r}' for r in empty)} {tables.NOT_RECORDED}")
     return ", ".join(parts)
 
 
@@ -342,6 +357,30 @@ def status_sentence(study: SecondStudy) -> str:
     for model in study.models:
         parts.append(f"{model_label(model)}, {_status_words(study, model)}")
     return "; ".join(parts)
+
+
+def recording_sentence(study: SecondStudy) -> str:
+    """What the page reads, in one sentence: every planned group, or whatever is recorded so far.
+
+    Parameters
+    ----------
+    study : SecondStudy
+        :func:`read_study`.
+
+    Returns
+    -------
+    str
+    """
+    if study.whole:
+        parts = []
+        for model in study.models:
+            rows = study.status[study.status["model"] == model]
+            sampled = int((rows["repeat"] > 0).sum())
+            runs = "greedy" if not sampled else f"greedy and {plural(sampled, 'sampled repeat')}"
+            parts.append(f"{model_label(model)} {fmt(int(rows['planned'].sum()))} ({runs})")
+        total = fmt(int(study.status["planned"].sum()))
+        return f"Every planned group is recorded, and this page reads them all: {total} groups, {'; '.join(parts)}."
+    return f"The recording is still being made, and this page reads whatever is there: {status_sentence(study)}."
 
 
 def level_sentences(study: SecondStudy) -> str:
@@ -375,8 +414,8 @@ def level_sentences(study: SecondStudy) -> str:
             f"beside the refuting context and in {c('placebo', 'dependency_changed')} beside the placebo. "
             f"With the note alone, it made it in {c('unrefutable', 'stale_labelled')} under the warning label and in "
             f"{c('unrefutable', 'stale_verify')} under the verify-first rule. "
-            f"Shown the note alone as fresh, it held back in {c('unrefutable', 'dependency_changed', 'held')} and declined "
-            f"in {c('unrefutable', 'dependency_changed', 'declined')}. "
+            f"Shown the note alone as fresh, it held back in {c('unrefutable', 'dependency_changed', 'held')}, "
+            f"{c('unrefutable', 'dependency_changed', 'declined').split(' of ')[0]} of them by declining in the offered form. "
             f"With no note it made the stale change in {c('unrefutable', 'control')}, and with the note withheld in "
             f"{c('unrefutable', 'withheld')}.")
     return "\n\n".join(out)
@@ -469,6 +508,12 @@ def chapter_values(study: SecondStudy, main: str) -> dict[str, tuple[Any, str]]:
         "NS2_main_label": (model_label(main), "count"),
         "NS2_levels": (level_sentences(study), MARKDOWN), "NS2_key": (key_finding(study, main), MARKDOWN),
         "NS2_check": (_check_words(study), "count"),
+        "NS2_recording": (recording_sentence(study), "count"),
+        "NS2_read_limit": (
+            f"Every planned group is recorded and read ({fmt(planned)} of {fmt(planned)})." if study.whole else
+            f"Every number on this page is over the groups recorded whole so far "
+            f"({fmt(int(study.status['recorded'].sum()))} of {fmt(planned)}).", "count"),
+        "NS2_audit": (audit_sentence(study.audit), "count"),
         "NS2_answers": (len(study.outcomes), "count"),
     }
 
@@ -487,7 +532,7 @@ def appendix_values(study: SecondStudy) -> dict[str, tuple[Any, str]]:
         For :func:`cvlib.presentation.formatting.glue_all`.
     """
     sens = study.sensitivity
-    audit = audit_status()
+    audit = audit_status(study.folder / AUDIT_FILE)
     counts = {v.verdict: 0 for v in study.predictions}
     for v in study.predictions:
         counts[v.verdict] += 1
@@ -662,3 +707,30 @@ def unless_blind(study: SecondStudy, shown: Any) -> Any:
     from IPython.display import Markdown
 
     return Markdown("*Not read yet: the readings stay blind until the blind audit's sample is drawn (section 4.11).*")
+
+
+def audit_tables(study: SecondStudy) -> list[Any]:
+    """The complete audit's agreement (pooled, then per stratum, folded) and every disagreement; else why not yet.
+
+    Parameters
+    ----------
+    study : SecondStudy
+        :func:`read_study`.
+
+    Returns
+    -------
+    list
+        What the cell displays, one after another: the tables, or one Markdown line.
+    """
+    from IPython.display import Markdown
+
+    from cvlib.presentation.notes_study_2_audit import agreement_table, disagreements_table
+
+    if not study.audit.complete:
+        return [Markdown(f"*Not shown yet. {audit_sentence(study.audit)}*")]
+    shown: list[Any] = [agreement_table(study.audit), agreement_table(study.audit, "stratum")]
+    if len(study.audit.disagreements):
+        shown.append(disagreements_table(study.audit))
+    else:
+        shown.append(Markdown("*No disagreement: the raters agreed on every answer, and the reader with them.*"))
+    return shown
