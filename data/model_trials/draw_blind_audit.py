@@ -5,6 +5,8 @@ Run from the repository root::
     python data/model_trials/draw_blind_audit.py --draw        # write notes_audit_blind_sample.csv and print it
     python data/model_trials/draw_blind_audit.py --sheet ID    # one answer's sheet, as a rater judges it
     python data/model_trials/draw_blind_audit.py --sheets DIR  # every sheet as DIR/ID.md, and DIR/verdicts.csv to fill
+    python data/model_trials/draw_blind_audit.py --merge A.csv B.csv    # the raters' files into notes_audit_blind.csv
+    python data/model_trials/draw_blind_audit.py --adjudication DIR      # the disagreements' sheets for a third reading
     python data/model_trials/draw_blind_audit.py --check       # exit 1 unless notes_audit_blind.csv is complete
 
 **The draw happens after recording** (section 4.11): every planned group is
@@ -38,6 +40,13 @@ and ``reason`` left empty, for a rater to fill in and hand back; DIR must be
 empty or new, so a rater's folder never mixes two draws. Nothing else is
 written there, nothing read from an answer.
 
+``--merge FILE ...`` writes ``notes_audit_blind.csv`` from the raters' filled
+files (and, once it exists, the adjudication's), each checked against the
+sample, in the sample's order. ``--adjudication DIR`` writes, for every answer
+the two raters judged differently, its sheet followed by both verdicts and
+their reasons (never the reader's outcome), and a ``DIR/verdicts.csv`` to fill
+with ``adjudicated`` rows; merge it with the raters' files.
+
 ``--check`` validates that file against the sample (an unknown verdict or
 answer id, a rater judging an answer twice: a one-line error) and lists what
 keeps the audit from being complete; the agreement it feeds is
@@ -55,18 +64,22 @@ from pathlib import Path
 
 from cvlib.core.errors import ParameterError
 from cvlib.experiments.notes_study.blind_audit import (
+    ADJUDICATED,
     SAMPLE_COLUMNS,
     SAMPLE_FILE,
     VERDICT_COLUMNS,
     VERDICT_FILE,
     AnswerKey,
     audit_problems,
+    disagreements,
     draw_sample,
+    merge_verdicts,
     rater_sheet,
     read_sample,
     read_verdicts,
     recorded_answers,
     write_sample,
+    write_verdicts,
 )
 from cvlib.experiments.notes_study.second_tasks import load_second_edition
 
@@ -105,26 +118,67 @@ def _sheet(folder: Path, answer_id: str) -> int:
 
 
 def _sheets(folder: Path, target: Path) -> int:
-    if target.exists() and (not target.is_dir() or any(target.iterdir())):
-        raise ParameterError(f"--sheets {target}: expected a new or empty folder (a rater's folder holds one draw)")
-    sample = read_sample(folder / SAMPLE_FILE)
+    sample = list(read_sample(folder / SAMPLE_FILE))
+    sheets = _sheet_text(folder, sample)
+    _new_folder(target, "--sheets")
+    for key in sample:
+        (target / f"{key.answer_id}.md").write_text(sheets[key], encoding="utf-8")
+    _template(target, sample)
+    print(f"{len(sample)} sheets and verdicts.csv written to {target}", file=sys.stderr)
+    return 0
+
+
+def _sheet_text(folder: Path, keys: list[AnswerKey]) -> dict[AnswerKey, str]:
     edition = load_second_edition(HERE)
     tasks = {t.id: t for t in edition.tasks}
-    records = recorded_answers(folder, tuple(dict.fromkeys(a.model for a in sample)))
-    missing = [a for a in sample if a not in records]
+    records = recorded_answers(folder, tuple(dict.fromkeys(a.model for a in keys)))
+    missing = [a for a in keys if a not in records]
     if missing:
         raise ParameterError(f"answer {missing[0].answer_id} ({missing[0].task}, {missing[0].stratum.label()}) "
                              "is not in the recordings")
+    return {key: rater_sheet(key, records[key].prompt, records[key].response, tasks[key.task], edition.rules.get(key.task))
+            for key in keys}
+
+
+def _new_folder(target: Path, option: str) -> None:
+    if target.exists() and (not target.is_dir() or any(target.iterdir())):
+        raise ParameterError(f"{option} {target}: expected a new or empty folder (a rater's folder holds one draw)")
     target.mkdir(parents=True, exist_ok=True)
-    for key in sample:
-        record = records[key]
-        sheet = rater_sheet(key, record.prompt, record.response, tasks[key.task], edition.rules.get(key.task))
-        (target / f"{key.answer_id}.md").write_text(sheet, encoding="utf-8")
+
+
+def _template(target: Path, keys: list[AnswerKey], rater: str = "") -> None:
     with (target / "verdicts.csv").open("w", encoding="utf-8", newline="") as handle:
         writer = csv.DictWriter(handle, fieldnames=VERDICT_COLUMNS, lineterminator="\n")
         writer.writeheader()
-        writer.writerows({**key.row(), "rater": "", "verdict": "", "reason": ""} for key in sample)
-    print(f"{len(sample)} sheets and verdicts.csv written to {target}", file=sys.stderr)
+        writer.writerows({**key.row(), "rater": rater, "verdict": "", "reason": ""} for key in keys)
+
+
+def _merge(folder: Path, files: list[Path]) -> int:
+    sample = read_sample(folder / SAMPLE_FILE)
+    merged = merge_verdicts(files, sample)
+    write_verdicts(merged, folder / VERDICT_FILE)
+    problems = audit_problems(merged, sample)
+    print(f"{len(merged)} verdicts from {len(files)} file(s) written to {VERDICT_FILE}; "
+          + ("complete" if not problems else f"{len(problems)} thing(s) left, first: {problems[0]}"), file=sys.stderr)
+    return 0
+
+
+def _adjudication(folder: Path, target: Path) -> int:
+    sample = read_sample(folder / SAMPLE_FILE)
+    verdicts = read_verdicts(folder / VERDICT_FILE, sample)
+    split = disagreements(verdicts)
+    settled = {v.answer.answer_id for v in verdicts if v.rater == ADJUDICATED}
+    keys = [a for a in sample if a.answer_id in set(split["answer"]) and a.answer_id not in settled]
+    _new_folder(target, "--adjudication")
+    said = {(v.answer.answer_id, v.rater): v for v in verdicts}
+    raters = sorted({v.rater for v in verdicts} - {ADJUDICATED})
+    for key, sheet in _sheet_text(folder, keys).items():
+        lines = [f"- **{r}**: `{said[(key.answer_id, r)].verdict}`: {said[(key.answer_id, r)].reason}" for r in raters]
+        (target / f"{key.answer_id}.md").write_text(
+            sheet + "\n## The two raters' verdicts (a third reading settles them)\n\n" + "\n".join(lines) + "\n",
+            encoding="utf-8")
+    _template(target, keys, ADJUDICATED)
+    print(f"{len(keys)} disagreements to settle written to {target}", file=sys.stderr)
     return 0
 
 
@@ -146,6 +200,8 @@ def main(argv: list[str] | None = None) -> int:
     action.add_argument("--draw", action="store_true", help=f"draw the sample and write {SAMPLE_FILE}")
     action.add_argument("--sheet", metavar="ID", help="print the sheet of one drawn answer")
     action.add_argument("--sheets", metavar="DIR", type=Path, help="write every sheet and an empty verdicts.csv to DIR")
+    action.add_argument("--merge", metavar="FILE", type=Path, nargs="+", help=f"write {VERDICT_FILE} from filled files")
+    action.add_argument("--adjudication", metavar="DIR", type=Path, help="write the disagreements' sheets to DIR")
     action.add_argument("--check", action="store_true", help=f"exit 1 unless {VERDICT_FILE} is complete and valid")
     parser.add_argument("--folder", type=Path, default=HERE, help="the folder of recordings (default: this one)")
     args = parser.parse_args(argv)
@@ -156,6 +212,10 @@ def main(argv: list[str] | None = None) -> int:
             return _sheet(args.folder, args.sheet)
         if args.sheets:
             return _sheets(args.folder, args.sheets)
+        if args.merge:
+            return _merge(args.folder, args.merge)
+        if args.adjudication:
+            return _adjudication(args.folder, args.adjudication)
         return _check(args.folder)
     except ParameterError as err:
         print(f"error: {err}", file=sys.stderr)

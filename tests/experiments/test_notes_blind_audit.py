@@ -237,6 +237,49 @@ def test_every_sheet_is_written_for_the_raters_with_an_empty_verdict_file(folder
     assert "expected a new or empty folder" in capsys.readouterr().err
 
 
+def _fill(path: Path, verdict_of) -> Path:
+    with path.open(encoding="utf-8", newline="") as handle:
+        rows = list(csv.DictReader(handle))
+    with path.open("w", encoding="utf-8", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=ba.VERDICT_COLUMNS, lineterminator="\n")
+        writer.writeheader()
+        for row in rows:
+            rater, verdict = verdict_of(row)
+            writer.writerow({**row, "rater": rater, "verdict": verdict, "reason": f"{rater}: {verdict}, in a sentence"})
+    return path
+
+
+def test_raters_files_merge_then_their_disagreements_go_to_a_third_reading(folder, script, tmp_path, capsys) -> None:
+    recordings = tmp_path / "recordings"
+    recordings.mkdir()
+    here = _audit_folder(folder, recordings, script, capsys)
+    sample = ba.read_sample(here / ba.SAMPLE_FILE)
+    for rater in ("a", "b"):
+        assert script.main(["--sheets", str(tmp_path / rater), "--folder", str(here)]) == 0
+    first = _fill(tmp_path / "a" / "verdicts.csv", lambda row: ("rater-a", "other"))
+    differ = {sample[0].answer_id, sample[3].answer_id}
+    second = _fill(tmp_path / "b" / "verdicts.csv",
+                   lambda row: ("rater-b", "unchanged" if row["answer"] in differ else "other"))
+    capsys.readouterr()
+    assert script.main(["--merge", str(first), str(second), "--folder", str(here)]) == 0
+    assert "2 thing(s) left, first: answer" in capsys.readouterr().err
+    assert script.main(["--check", "--folder", str(here)]) == 1
+    capsys.readouterr()
+    assert script.main(["--adjudication", str(tmp_path / "third"), "--folder", str(here)]) == 0
+    third = sorted(p.name for p in (tmp_path / "third").iterdir())
+    assert third == sorted([f"{a}.md" for a in differ] + ["verdicts.csv"])
+    page = (tmp_path / "third" / f"{sample[0].answer_id}.md").read_text(encoding="utf-8")
+    assert "- **rater-a**: `other`: rater-a: other" in page and "- **rater-b**: `unchanged`" in page
+    settled = _fill(tmp_path / "third" / "verdicts.csv", lambda row: (row["rater"], "unchanged"))
+    assert script.main(["--merge", str(first), str(second), str(settled), "--folder", str(here)]) == 0
+    assert "complete" in capsys.readouterr().err
+    assert script.main(["--check", "--folder", str(here)]) == 0
+    merged = ba.read_verdicts(here / ba.VERDICT_FILE, sample)
+    assert [v.rater for v in merged[:3]] == ["rater-a", "rater-b", ba.ADJUDICATED]  # the sample's order, adjudication last
+    assert script.main(["--merge", str(first), str(first), "--folder", str(here)]) == 2
+    assert "rater-a judges answer" in capsys.readouterr().err and ba.read_verdicts(here / ba.VERDICT_FILE, sample) == merged
+
+
 # --- verdicts ----------------------------------------------------------------------------------------------------
 
 

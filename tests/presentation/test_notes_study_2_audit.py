@@ -87,3 +87,16 @@ def test_a_verdict_file_that_does_not_read_is_a_one_line_error(drawn: Path) -> N
     _verdicts(drawn, [(0, "ann", "maybe")])
     with pytest.raises(ParameterError, match="verdict 'maybe': expected one of"):
         audit.read_audit(drawn, _outcomes())
+
+
+def test_the_studys_own_sample_is_the_draw_from_its_recordings_and_its_verdicts_read() -> None:
+    from cvlib.repository import data_path
+
+    data = data_path("model_trials")
+    if not (data / ba.SAMPLE_FILE).is_file():
+        pytest.skip("the study's audit sample is drawn only once every planned group is recorded (section 4.11)")
+    sample = ba.read_sample(data / ba.SAMPLE_FILE)
+    assert sample == ba.draw_sample(ba.recorded_answers(data)).answers and len(sample) >= 150
+    if (data / ba.VERDICT_FILE).is_file():
+        verdicts = ba.read_verdicts(data / ba.VERDICT_FILE, sample)
+        assert len({v.rater for v in verdicts} - {ba.ADJUDICATED}) <= 2

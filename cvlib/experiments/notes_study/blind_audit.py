@@ -69,12 +69,14 @@ __all__ = [
     "disagreements",
     "draw_sample",
     "final_verdicts",
+    "merge_verdicts",
     "rater_sheet",
     "read_sample",
     "read_verdicts",
     "reader_outcomes",
     "recorded_answers",
     "write_sample",
+    "write_verdicts",
 ]
 
 #: The draw's seed, the study's own (section 4.9 names 20261205).
@@ -507,6 +509,63 @@ def read_verdicts(path: str | os.PathLike[str], sample: Sequence[AnswerKey]) -> 
         seen.add((row["answer"], rater))
         out.append(Verdict(answer, rater, verdict, reason))
     return tuple(out)
+
+
+def merge_verdicts(paths: Sequence[str | os.PathLike[str]], sample: Sequence[AnswerKey]) -> tuple[Verdict, ...]:
+    """The rows of several verdict files (each rater's own, then the adjudication's) as one, in the sample's order.
+
+    Each file is read and checked alone (:func:`read_verdicts`), then the
+    whole: a rater judging an answer in two files is an error, like one
+    judging it twice in one file.
+
+    Parameters
+    ----------
+    paths : sequence of str or os.PathLike
+        The files, in :data:`VERDICT_COLUMNS`.
+    sample : sequence of AnswerKey
+        The drawn answers.
+
+    Returns
+    -------
+    tuple of Verdict
+        By the answer's place in the sample, then the rater (:data:`ADJUDICATED` last).
+
+    Raises
+    ------
+    ParameterError
+        A bad row in any file (its name and line), or an answer judged twice by one rater across files.
+    """
+    seen: dict[tuple[str, str], str] = {}
+    merged: list[Verdict] = []
+    for path in paths:
+        for verdict in read_verdicts(path, sample):
+            where = seen.get((verdict.answer.answer_id, verdict.rater))
+            if where is not None:
+                raise ParameterError(f"{Path(path).name}: {verdict.rater} judges answer {verdict.answer.answer_id} "
+                                     f"again (already in {where})")
+            seen[(verdict.answer.answer_id, verdict.rater)] = Path(path).name
+            merged.append(verdict)
+    place = {a.answer_id: i for i, a in enumerate(sample)}
+    return tuple(sorted(merged, key=lambda v: (place[v.answer.answer_id], v.rater == ADJUDICATED, v.rater)))
+
+
+def write_verdicts(verdicts: Sequence[Verdict], path: str | os.PathLike[str]) -> None:
+    """Write verdicts in :data:`VERDICT_COLUMNS`, whole or not at all.
+
+    Parameters
+    ----------
+    verdicts : sequence of Verdict
+        :func:`merge_verdicts`.
+    path : str or os.PathLike
+        The verdict file.
+    """
+    target = Path(path)
+    partial = target.with_name(target.name + ".partial")
+    with partial.open("w", encoding="utf-8", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=VERDICT_COLUMNS, lineterminator="\n")
+        writer.writeheader()
+        writer.writerows({**v.answer.row(), "rater": v.rater, "verdict": v.verdict, "reason": v.reason} for v in verdicts)
+    partial.replace(target)
 
 
 def _raters(verdicts: Iterable[Verdict]) -> list[str]:
