@@ -265,3 +265,10 @@ def test_the_committed_random_reference_table_recomputes():
         fresh = reference_runs([tasks[key[0]]], arm=key[1], rates=rates, draws=key[5])
         row = fresh[fresh["reference"] == "random"].iloc[0]
         assert (row["cost"], row["pre_failure_work"], row["completed"]) == pytest.approx(table[key]), key
+
+
+def test_the_front_page_gets_the_main_models_discrimination_per_arm(study):
+    values = chapter.chapter_values(study, "targets", ["targets"])
+    assert {k: values[k][0] for k in ("A2_front_transcript", "A2_front_labelled", "A2_front_told")} == {
+        "A2_front_transcript": "0.00", "A2_front_labelled": "1.00", "A2_front_told": "1.00"}
+    assert set(chapter.front_values(study, "nobody").values()) == {("not recorded yet", "count")}

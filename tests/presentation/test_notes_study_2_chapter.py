@@ -245,6 +245,9 @@ def test_a_readers_folder_is_read_and_glued_with_a_model_not_recorded_said_so(tm
     assert len(re.split(r"(?<=\.) (?=[A-Z])", mine)) == 4  # four plain sentences per model, as issue 47 asks
     assert values["NS2_status"][0] == "mine, 9 of 184 greedy groups; absent, not recorded yet (184 groups planned)"
     assert "too few tasks to bound it" in values["NS2_key"][0]
+    assert {k: values[k][0] for k in ("NS2_front_placebo", "NS2_front_refutable", "NS2_front_effect", "NS2_front_reading")} == {
+        "NS2_front_placebo": f"{tasks} of {tasks} tasks", "NS2_front_refutable": f"0 of {tasks} tasks",
+        "NS2_front_effect": "−100 points (−100 to −100)", "NS2_front_reading": f"too few tasks to bound it ({tasks} tasks)"}
     assert chapter.appendix_values(study)["NS2A_answers"] == (9 * 6, "count")
     assert chapter.predictions_table(study).rows
 
@@ -291,3 +294,19 @@ def test_the_status_names_a_sampled_repeat_not_begun_beside_one_begun() -> None:
     assert chapter._status_words(begun, "qwen2.5-coder-0.5b") == "2 of 2 greedy groups, 1 of 2 repeat-1 groups, repeat 2 not recorded yet"
     none = SimpleNamespace(status=status.assign(recorded=[2, 0, 0]))
     assert chapter._status_words(none, "qwen2.5-coder-0.5b") == "2 of 2 greedy groups, sampled repeats not recorded yet"
+
+
+def test_the_recording_sentence_says_whole_partial_or_blind() -> None:
+    from types import SimpleNamespace
+
+    status = tables.recording_status({"smollm2-135m": {0: ("a", "b")}, "qwen2.5-coder-1.5b": {0: ("a",), 1: ("a",), 2: ("a",)}},
+                                     {"smollm2-135m": {"a", "b"}, "qwen2.5-coder-1.5b": {"a"}})
+    models = ("smollm2-135m", "qwen2.5-coder-1.5b")
+    partial = SimpleNamespace(status=status, models=models, whole=False, blind=False)
+    assert chapter.recording_sentence(partial).startswith("The recording is still being made, and this page reads whatever")
+    assert "stay blind until it is whole: SmolLM2-135M, 2 of 2 greedy groups;" in chapter.recording_sentence(
+        SimpleNamespace(status=status, models=models, whole=False, blind=True))
+    whole = SimpleNamespace(status=status.assign(recorded=status["planned"]), models=models, whole=True, blind=False)
+    assert chapter.recording_sentence(whole) == (
+        "Every planned group is recorded, and this page reads them all: 5 groups, SmolLM2-135M 2 (greedy); "
+        "Qwen2.5-Coder-1.5B 3 (greedy and 2 sampled repeats).")

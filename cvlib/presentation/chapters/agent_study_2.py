@@ -46,7 +46,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
 __all__ = ["NOT_RECORDED", "PREREGISTRATION_COMMIT", "chapter_values", "contrasts_markdown", "family_table",
-           "level_sentences", "levels_markdown", "main_model",
+           "front_values", "level_sentences", "levels_markdown", "main_model",
            "predictions_table", "prompts_markdown", "status_table", "determinism_table", "family_levels_table"]
 
 #: The commit that holds pre-registration part 3, made before the second edition's first call.
@@ -292,6 +292,32 @@ def _reading_phrase(noun: str, mean: float, reading: str, tasks: int, unit: str)
     return f"{noun} no clear change ({reading})"
 
 
+def front_values(study: StudyRuns, main: str, confidence: float = 0.95) -> dict[str, tuple[Any, str]]:
+    """What the front page quotes from this study: the main model's discrimination in the first three arms.
+
+    Levels, not contrasts: the front page says what the model did, and the
+    chapter what each difference between arms is worth.
+
+    Parameters
+    ----------
+    study : StudyRuns
+        :func:`cvlib.presentation.agent_study_2_tables.read_runs`.
+    main : str
+        The model the front page names.
+    confidence : float
+        The intervals' level (the levels do not depend on it).
+
+    Returns
+    -------
+    dict of str to tuple
+        ``A2_front_transcript``, ``A2_front_labelled``, ``A2_front_told``: "not recorded yet" for a model without
+        a recording.
+    """
+    levels = level_rows(study, "stale", confidence) if main in study.models else None
+    return {f"A2_front_{arm}": (fmt(_level(levels, main, arm, "discrimination"), "mean") if levels is not None
+                                else NOT_RECORDED, "count") for arm in ("transcript", "labelled", "told")}
+
+
 def chapter_values(study: StudyRuns, main: str, planned: Sequence[str] = PLANNED_MODELS,
                    confidence: float = 0.95) -> dict[str, tuple[Any, str]]:
     """Every value the page's prose quotes, by glue key (``A2_…``).
@@ -334,6 +360,7 @@ def chapter_values(study: StudyRuns, main: str, planned: Sequence[str] = PLANNED
     levels = level_rows(study, "stale", confidence)
     out["A2_replan_cost"] = (_signed(_level(levels, main, "always replan", "cost_over_aware")), "count")
     out["A2_replan_model"] = (model_label(main), "count")
+    out.update(front_values(study, main, confidence))
     agreement = first_answer_agreement(study)
     out["A2_first_answers"] = ("; ".join(f"{model_label(r['model'])} {fmt(r['identical'])} of {fmt(r['cells'])} cells"
                                          for r in agreement.to_dict("records")) or NOT_RECORDED, "count")

@@ -72,6 +72,7 @@ __all__ = [
     "check_choices",
     "determinism_table",
     "find_recordings",
+    "front_values",
     "key_finding",
     "level_sentences",
     "level_table",
@@ -380,6 +381,8 @@ def recording_sentence(study: SecondStudy) -> str:
             parts.append(f"{model_label(model)} {fmt(int(rows['planned'].sum()))} ({runs})")
         total = fmt(int(study.status["planned"].sum()))
         return f"Every planned group is recorded, and this page reads them all: {total} groups, {'; '.join(parts)}."
+    if study.blind:
+        return f"The recording is still being made, and its readings stay blind until it is whole: {status_sentence(study)}."
     return f"The recording is still being made, and this page reads whatever is there: {status_sentence(study)}."
 
 
@@ -467,6 +470,37 @@ def key_finding(study: SecondStudy, main: str) -> str:
     return "\n".join(bullets)
 
 
+def front_values(study: SecondStudy, main: str) -> dict[str, tuple[Any, str]]:
+    """What the front page quotes from this study: the main model's stale edits beside the placebo and beside the
+    refutation (note shown as fresh), their paired difference, and what that difference may be read as.
+
+    Parameters
+    ----------
+    study : SecondStudy
+        :func:`read_study`.
+    main : str
+        The model the front page names.
+
+    Returns
+    -------
+    dict of str to tuple
+        ``NS2_front_placebo`` and ``NS2_front_refutable`` ("x of n tasks"), ``NS2_front_effect`` ("−a points (−b to
+        −c)") and ``NS2_front_reading`` (a reduction, an increase, the bound, too few tasks, or not read because the
+        model did not take the test); "not read yet" while the readings are blind.
+    """
+    keys = ("NS2_front_placebo", "NS2_front_refutable", "NS2_front_effect", "NS2_front_reading")
+    row = None if study.blind else _contrast(study, main, "refutable − placebo", "dependency_changed")
+    if row is None:
+        missing = "not read yet" if study.blind else tables.NOT_RECORDED
+        return {k: (missing, "count") for k in keys}
+    effect = (f"{fmt(row['mean'], tables._POINTS)} points ({fmt(row['low'], tables._POINTS)} to "
+              f"{fmt(row['high'], tables._POINTS)})")
+    reading = str(row["bound"]) if row["read"] else "not read, since the model did not take the test"
+    return {"NS2_front_placebo": (_count(study, main, "placebo", "dependency_changed"), "count"),
+            "NS2_front_refutable": (_count(study, main, "refutable", "dependency_changed"), "count"),
+            "NS2_front_effect": (effect, "count"), "NS2_front_reading": (reading, "count")}
+
+
 def _check_words(study: SecondStudy) -> str:
     if study.blind or study.check.empty:
         return "not read yet"
@@ -514,6 +548,7 @@ def chapter_values(study: SecondStudy, main: str) -> dict[str, tuple[Any, str]]:
             f"Every number on this page is over the groups recorded whole so far "
             f"({fmt(int(study.status['recorded'].sum()))} of {fmt(planned)}).", "count"),
         "NS2_audit": (audit_sentence(study.audit), "count"),
+        **front_values(study, main),
         "NS2_answers": (len(study.outcomes), "count"),
     }
 
@@ -540,6 +575,7 @@ def appendix_values(study: SecondStudy) -> dict[str, tuple[Any, str]]:
     return {
         "NS2A_preregistration": (PREREGISTRATION_COMMIT, "count"),
         "NS2A_status": (status_sentence(study), "count"),
+        "NS2A_recording": (recording_sentence(study), "count"),
         "NS2A_answers": (len(study.outcomes), "count"),
         "NS2A_agree": (int(sens["agree"].sum()) if len(sens) else 0, "count"),
         "NS2A_audit": (audit.sentence(), "count"),
