@@ -5,6 +5,7 @@ Run from the repository root::
     python data/model_trials/draw_blind_audit.py --draw        # write notes_audit_blind_sample.csv and print it
     python data/model_trials/draw_blind_audit.py --sheet ID    # one answer's sheet, as a rater judges it
     python data/model_trials/draw_blind_audit.py --sheets DIR  # every sheet as DIR/ID.md, and DIR/verdicts.csv to fill
+    python data/model_trials/draw_blind_audit.py --sheets DIR --judged A.csv   # only the answers A.csv does not judge
     python data/model_trials/draw_blind_audit.py --merge A.csv B.csv    # the raters' files into notes_audit_blind.csv
     python data/model_trials/draw_blind_audit.py --adjudication DIR      # the disagreements' sheets for a third reading
     python data/model_trials/draw_blind_audit.py --check       # exit 1 unless notes_audit_blind.csv is complete
@@ -38,7 +39,8 @@ so no rater reads the chapter, the report card or the recordings while judging.
 ``DIR/verdicts.csv`` holding the sample's columns with ``rater``, ``verdict``
 and ``reason`` left empty, for a rater to fill in and hand back; DIR must be
 empty or new, so a rater's folder never mixes two draws. Nothing else is
-written there, nothing read from an answer.
+written there, nothing read from an answer. With ``--judged FILE ...`` the
+answers those verdict files already judge are left out (a rater's second part).
 
 ``--merge FILE ...`` writes ``notes_audit_blind.csv`` from the raters' filled
 files (and, once it exists, the adjudication's), each checked against the
@@ -117,8 +119,10 @@ def _sheet(folder: Path, answer_id: str) -> int:
     return 0
 
 
-def _sheets(folder: Path, target: Path) -> int:
+def _sheets(folder: Path, target: Path, judged: list[Path]) -> int:
     sample = list(read_sample(folder / SAMPLE_FILE))
+    done = {v.answer.answer_id for v in merge_verdicts(judged, sample)} if judged else set()
+    sample = [a for a in sample if a.answer_id not in done]
     sheets = _sheet_text(folder, sample)
     _new_folder(target, "--sheets")
     for key in sample:
@@ -201,6 +205,8 @@ def main(argv: list[str] | None = None) -> int:
     action.add_argument("--sheet", metavar="ID", help="print the sheet of one drawn answer")
     action.add_argument("--sheets", metavar="DIR", type=Path, help="write every sheet and an empty verdicts.csv to DIR")
     action.add_argument("--merge", metavar="FILE", type=Path, nargs="+", help=f"write {VERDICT_FILE} from filled files")
+    parser.add_argument("--judged", metavar="FILE", type=Path, nargs="+",
+                        help="with --sheets: leave out the answers these verdict files already judge")
     action.add_argument("--adjudication", metavar="DIR", type=Path, help="write the disagreements' sheets to DIR")
     action.add_argument("--check", action="store_true", help=f"exit 1 unless {VERDICT_FILE} is complete and valid")
     parser.add_argument("--folder", type=Path, default=HERE, help="the folder of recordings (default: this one)")
@@ -211,7 +217,7 @@ def main(argv: list[str] | None = None) -> int:
         if args.sheet:
             return _sheet(args.folder, args.sheet)
         if args.sheets:
-            return _sheets(args.folder, args.sheets)
+            return _sheets(args.folder, args.sheets, args.judged or [])
         if args.merge:
             return _merge(args.folder, args.merge)
         if args.adjudication:

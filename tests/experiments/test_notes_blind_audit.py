@@ -235,6 +235,16 @@ def test_every_sheet_is_written_for_the_raters_with_an_empty_verdict_file(folder
     assert {(r["rater"], r["verdict"], r["reason"]) for r in rows} == {("", "", "")}
     assert script.main(["--sheets", str(sheets), "--folder", str(here)]) == 2  # a folder holding a draw already
     assert "expected a new or empty folder" in capsys.readouterr().err
+    first = _fill(sheets / "verdicts.csv", lambda row: ("ann", "other"))
+    kept = [r for r in csv.DictReader(first.open(encoding="utf-8", newline=""))][:3]
+    part = tmp_path / "part.csv"
+    with part.open("w", encoding="utf-8", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=ba.VERDICT_COLUMNS, lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(kept)
+    rest = tmp_path / "rest"
+    assert script.main(["--sheets", str(rest), "--judged", str(part), "--folder", str(here)]) == 0
+    assert sorted(p.name for p in rest.iterdir()) == sorted([f"{a.answer_id}.md" for a in sample[3:]] + ["verdicts.csv"])
 
 
 def _fill(path: Path, verdict_of) -> Path:
