@@ -311,6 +311,16 @@ def recorded_answers(folder: str | os.PathLike[str], models: Iterable[str] = PLA
     return out
 
 
+def _write_whole(target: Path, columns: tuple[str, ...], rows: Iterable[Mapping[str, str]]) -> None:
+    """A CSV written beside its target and moved over it, so a file is never left half written."""
+    partial = target.with_name(target.name + ".partial")
+    with partial.open("w", encoding="utf-8", newline="") as handle:
+        writer = csv.DictWriter(handle, fieldnames=columns, lineterminator="\n")
+        writer.writeheader()
+        writer.writerows(rows)
+    partial.replace(target)
+
+
 def write_sample(draw: Draw, path: str | os.PathLike[str]) -> None:
     """Write the drawn answers' ids and coordinates (:data:`SAMPLE_COLUMNS`), written whole or not at all.
 
@@ -321,13 +331,7 @@ def write_sample(draw: Draw, path: str | os.PathLike[str]) -> None:
     path : str or os.PathLike
         The sample file.
     """
-    target = Path(path)
-    partial = target.with_name(target.name + ".partial")
-    with partial.open("w", encoding="utf-8", newline="") as handle:
-        writer = csv.DictWriter(handle, fieldnames=SAMPLE_COLUMNS, lineterminator="\n")
-        writer.writeheader()
-        writer.writerows(a.row() for a in draw.answers)
-    partial.replace(target)
+    _write_whole(Path(path), SAMPLE_COLUMNS, (a.row() for a in draw.answers))
 
 
 def _key_of(row: Mapping[str, str], where: str) -> AnswerKey:
@@ -559,13 +563,8 @@ def write_verdicts(verdicts: Sequence[Verdict], path: str | os.PathLike[str]) ->
     path : str or os.PathLike
         The verdict file.
     """
-    target = Path(path)
-    partial = target.with_name(target.name + ".partial")
-    with partial.open("w", encoding="utf-8", newline="") as handle:
-        writer = csv.DictWriter(handle, fieldnames=VERDICT_COLUMNS, lineterminator="\n")
-        writer.writeheader()
-        writer.writerows({**v.answer.row(), "rater": v.rater, "verdict": v.verdict, "reason": v.reason} for v in verdicts)
-    partial.replace(target)
+    _write_whole(Path(path), VERDICT_COLUMNS,
+                 ({**v.answer.row(), "rater": v.rater, "verdict": v.verdict, "reason": v.reason} for v in verdicts))
 
 
 def _raters(verdicts: Iterable[Verdict]) -> list[str]:
