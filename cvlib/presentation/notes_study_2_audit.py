@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 
 from cvlib.experiments.notes_study.blind_audit import (
     ADJUDICATED,
+    DISAGREEMENT_COLUMNS,
     SAMPLE_FILE,
     VERDICT_FILE,
     AnswerKey,
@@ -31,8 +32,10 @@ from cvlib.experiments.notes_study.blind_audit import (
     read_sample,
     read_verdicts,
 )
-from cvlib.presentation._study_models import fold_long, model_label, model_table
+from cvlib.experiments.notes_study.second_prompts import VARIANTS
+from cvlib.presentation._study_models import MODELS, fold_long, model_label, model_table
 from cvlib.presentation.formatting import MISSING, fmt, plural
+from cvlib.presentation.tables import table
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -106,8 +109,6 @@ def read_audit(folder: Path, outcomes: pd.DataFrame) -> BlindAudit:
     """
     import pandas as pd
 
-    from cvlib.experiments.notes_study.blind_audit import DISAGREEMENT_COLUMNS
-
     empty_agreement = agreement(())
     empty_disagreements = pd.DataFrame(columns=list(DISAGREEMENT_COLUMNS))
     if not (folder / SAMPLE_FILE).is_file():
@@ -165,9 +166,6 @@ def _pivot(audit: BlindAudit, levels: tuple[str, ...]) -> pd.DataFrame:
     """One row per cell at ``levels``: the raters' agreement and kappa beside the reader's against the settled verdict."""
     import pandas as pd
 
-    from cvlib.experiments.notes_study.second_prompts import VARIANTS
-    from cvlib.presentation._study_models import MODELS
-
     frame = audit.agreement[audit.agreement["level"].isin(levels)]
     keys = ["model", "variant", "arm", "repeat"]
     raters = frame[frame["comparison"] != "reader and adjudicated"].set_index(keys)
@@ -200,8 +198,6 @@ def agreement_table(audit: BlindAudit, level: str = "model and variant") -> Tabl
     -------
     cvlib.presentation.tables.Table
     """
-    from cvlib.presentation.tables import table
-
     stratum = level == "stratum"
     frame = _pivot(audit, ("stratum",) if stratum else ("all answers", "model and variant"))
     kappa = [c for c in frame.columns if c.endswith("_kappa")]

@@ -49,7 +49,13 @@ from cvlib.presentation import _study_models
 from cvlib.presentation import notes_study_2_tables as tables
 from cvlib.presentation._study_models import CONTINUED, PROMPT_WIDTH, model_label
 from cvlib.presentation.formatting import MARKDOWN, fmt, plural
-from cvlib.presentation.notes_study_2_audit import BlindAudit, audit_sentence, read_audit
+from cvlib.presentation.notes_study_2_audit import (
+    BlindAudit,
+    agreement_table,
+    audit_sentence,
+    disagreements_table,
+    read_audit,
+)
 from cvlib.repository import data_path, project_root
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -759,8 +765,6 @@ def audit_tables(study: SecondStudy) -> list[Any]:
         What the cell displays, one after another: the tables, or one Markdown line.
     """
     from IPython.display import Markdown
-
-    from cvlib.presentation.notes_study_2_audit import agreement_table, disagreements_table
 
     if not study.audit.complete:
         return [Markdown(f"*Not shown yet. {audit_sentence(study.audit)}*")]
