@@ -150,7 +150,7 @@ def audit_sentence(audit: BlindAudit) -> str:
     str
     """
     if not audit.drawn:
-        return ("The blind audit has not begun: its sample is drawn once every planned group is recorded "
+        return ("The blind audit's sample is not drawn yet: it is drawn once every planned group is recorded "
                 "(pre-registration, section 4.9).")
     if not audit.complete:
         return (f"The blind audit is under way: {plural(audit.drawn, 'answer')} drawn, "

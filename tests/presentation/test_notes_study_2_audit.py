@@ -42,7 +42,7 @@ def drawn(tmp_path: Path) -> Path:
 def test_an_audit_not_drawn_says_when_it_begins(tmp_path: Path) -> None:
     state = audit.read_audit(tmp_path, _outcomes())
     assert not state.drawn and not state.complete
-    assert audit.audit_sentence(state).startswith("The blind audit has not begun")
+    assert audit.audit_sentence(state).startswith("The blind audit's sample is not drawn yet")
 
 
 def test_a_drawn_audit_without_every_verdict_prints_no_kappa(drawn: Path) -> None:

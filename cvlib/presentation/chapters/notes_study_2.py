@@ -208,7 +208,7 @@ class AuditStatus:
     def sentence(self) -> str:
         """The status in one sentence."""
         if not self.drawn:
-            return f"not begun: no verdict yet (no {AUDIT_FILE} beside the recordings)"
+            return f"sample not drawn yet (no {AUDIT_FILE} beside the recordings)"
         who = ", ".join(self.raters) or "no rater yet"
         return (f"drawn: {plural(self.answers, 'answer')} in {AUDIT_FILE}, {plural(self.rows, 'row')} of verdicts "
                 f"(raters: {who}), {plural(self.adjudicated, 'adjudicated row')}")
