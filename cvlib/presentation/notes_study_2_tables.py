@@ -393,7 +393,8 @@ def _rule_contrasts(outcomes: pd.DataFrame, confidence: float, margin: float, co
                 greedy = both.xs(0, level="repeat") if 0 in both.index.get_level_values("repeat") else both.iloc[:0]
                 test = mcnemar_exact((greedy[first] > 0).tolist(), (greedy[second] > 0).tolist()) if len(greedy) else None
                 rows.append({"model": model, "question": "N2", "variant": variant, "contrast": f"{first} − {second}",
-                             "arm": first, "tasks": effect.tasks, "mean": effect.mean, "low": effect.low, "high": effect.high,
+                             "arm": first, "tasks": effect.tasks, "first_share": float(per_task[first].mean()),
+                             "second_share": float(per_task[second].mean()), "mean": effect.mean, "low": effect.low, "high": effect.high,
                              "p_value": test.p_value if test else math.nan, "tost_low": bound.low, "tost_high": bound.high,
                              "verdict": bound.verdict, "read": True})
     return rows
@@ -422,13 +423,14 @@ def contrasts(outcomes: pd.DataFrame, confidence: float = 0.95, margin: float = 
     Returns
     -------
     pandas.DataFrame
-        ``model``, ``question``, ``variant``, ``contrast``, ``arm``, ``tasks``, ``mean``, ``low``, ``high``,
+        ``model``, ``question``, ``variant``, ``contrast``, ``arm``, ``tasks``, ``first_share``,
+        ``second_share`` (each side's share over the paired tasks, repeats averaged), ``mean``, ``low``, ``high``,
         ``p_value``, ``tost_low``, ``tost_high``, ``verdict``, ``read``, ``bound`` (:func:`bound_text`).
     """
     import pandas as pd
 
-    columns = ["model", "question", "variant", "contrast", "arm", "tasks", "mean", "low", "high", "p_value", "tost_low",
-               "tost_high", "verdict", "read", "bound"]
+    columns = ["model", "question", "variant", "contrast", "arm", "tasks", "first_share", "second_share", "mean", "low",
+               "high", "p_value", "tost_low", "tost_high", "verdict", "read", "bound"]
     if outcomes.empty:
         return pd.DataFrame(columns=columns)
     read = with_reading(outcomes, reading).assign(stale=lambda f: f["stale"].astype(bool))

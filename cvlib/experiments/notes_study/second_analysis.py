@@ -129,12 +129,14 @@ def refutability(outcomes: pd.DataFrame, arms: Sequence[str] = ("stale_labelled"
     Returns
     -------
     pandas.DataFrame
-        ``model``, ``contrast``, ``arm``, ``tasks``, ``mean``, ``low``, ``high``, ``p_value``, ``tost_low``,
-        ``tost_high``, ``verdict`` (the TOST's), ``read``.
+        ``model``, ``contrast``, ``arm``, ``tasks``, ``first_share`` and ``second_share`` (each side's share over
+        the paired tasks, so a reader sees the levels the difference is taken between), ``mean``, ``low``,
+        ``high``, ``p_value``, ``tost_low``, ``tost_high``, ``verdict`` (the TOST's), ``read``.
     """
     import pandas as pd
 
-    columns = ["model", "contrast", "arm", "tasks", "mean", "low", "high", "p_value", "tost_low", "tost_high", "verdict", "read"]
+    columns = ["model", "contrast", "arm", "tasks", "first_share", "second_share", "mean", "low", "high", "p_value",
+               "tost_low", "tost_high", "verdict", "read"]
     if outcomes.empty:
         return pd.DataFrame(columns=columns)
     taken = taken_models(outcomes)
@@ -157,6 +159,7 @@ def refutability(outcomes: pd.DataFrame, arms: Sequence[str] = ("stale_labelled"
                 test = mcnemar_exact((greedy[a] > 0).tolist(), (greedy[b] > 0).tolist()) if len(greedy) else None
                 bound = equivalence(diff, margin)
                 rows.append({"model": model, "contrast": f"{first} − {second}", "arm": arm, "tasks": effect.tasks,
+                             "first_share": float(per_task[a].mean()), "second_share": float(per_task[b].mean()),
                              "mean": effect.mean, "low": effect.low, "high": effect.high,
                              "p_value": test.p_value if test else float("nan"), "tost_low": bound.low,
                              "tost_high": bound.high, "verdict": bound.verdict, "read": model in taken})

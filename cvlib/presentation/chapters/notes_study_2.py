@@ -436,11 +436,18 @@ def _contrast(study: SecondStudy, model: str, contrast: str, where: str) -> Any:
     return hit.iloc[0] if len(hit) else None
 
 
-def _effect_words(row: Any) -> str:
+def _share(value: float) -> str:
+    return str(fmt(value, "percent_whole"))
+
+
+def _effect_words(row: Any, first: str, second: str) -> str:
+    """Both levels over the paired tasks, then their difference and its bound, so the difference is read beside the
+    levels it is taken between (the greedy levels above count a different set of answers)."""
     if row is None:
         return tables.NOT_RECORDED
     effect = f"{fmt(row['mean'], tables._POINTS)} points ({fmt(row['low'], tables._POINTS)} to {fmt(row['high'], tables._POINTS)})"
-    said = f"{effect} over {plural(int(row['tasks']), 'task')}: {row['bound']}"
+    said = (f"{_share(row['first_share'])} of {plural(int(row['tasks']), 'paired task')} {first} against "
+            f"{_share(row['second_share'])} {second}: {effect}, {row['bound']}")
     return said if row["read"] else f"{said}, not read as an effect of refutation (the model did not take the test)"
 
 
@@ -470,9 +477,9 @@ def key_finding(study: SecondStudy, main: str) -> str:
             continue
         n1 = _contrast(study, model, "refutable − placebo", "dependency_changed")
         verify = _contrast(study, model, "stale_verify − dependency_changed", "unrefutable")
-        bullets.append(f"* **{model_label(model)}.** The refuting context against the placebo, note shown as fresh: "
-                       f"{_effect_words(n1)}. The verify-first rule against the note shown as fresh (note alone): "
-                       f"{_effect_words(verify)}.")
+        bullets.append(f"* **{model_label(model)}.** Shown the stale note as fresh, it made the stale edit in "
+                       f"{_effect_words(n1, 'beside the refuting context', 'beside the placebo')}. With the note alone, "
+                       f"it made it in {_effect_words(verify, 'under the verify-first rule', 'shown as fresh')}.")
     return "\n".join(bullets)
 
 
@@ -490,7 +497,8 @@ def front_values(study: SecondStudy, main: str) -> dict[str, tuple[Any, str]]:
     Returns
     -------
     dict of str to tuple
-        ``NS2_front_placebo`` and ``NS2_front_refutable`` ("x of n tasks"), ``NS2_front_effect`` ("−a points (−b to
+        ``NS2_front_placebo`` ("x% of n tasks") and ``NS2_front_refutable`` ("y%"), the shares over the paired
+        tasks, repeats averaged in, ``NS2_front_effect`` ("−a points (−b to
         −c)") and ``NS2_front_reading`` (a reduction, an increase, the bound, too few tasks, or not read because the
         model did not take the test); "not read yet" while the readings are blind.
     """
@@ -502,8 +510,8 @@ def front_values(study: SecondStudy, main: str) -> dict[str, tuple[Any, str]]:
     effect = (f"{fmt(row['mean'], tables._POINTS)} points ({fmt(row['low'], tables._POINTS)} to "
               f"{fmt(row['high'], tables._POINTS)})")
     reading = str(row["bound"]) if row["read"] else "not read, since the model did not take the test"
-    return {"NS2_front_placebo": (_count(study, main, "placebo", "dependency_changed"), "count"),
-            "NS2_front_refutable": (_count(study, main, "refutable", "dependency_changed"), "count"),
+    return {"NS2_front_placebo": (f"{_share(row['second_share'])} of {plural(int(row['tasks']), 'task')}", "count"),
+            "NS2_front_refutable": (_share(row["first_share"]), "count"),
             "NS2_front_effect": (effect, "count"), "NS2_front_reading": (reading, "count")}
 
 
