@@ -246,7 +246,7 @@ def test_a_readers_folder_is_read_and_glued_with_a_model_not_recorded_said_so(tm
     assert values["NS2_status"][0] == "mine, 9 of 184 greedy groups; absent, not recorded yet (184 groups planned)"
     assert "too few tasks to bound it" in values["NS2_key"][0]
     # the difference is said beside the two levels it is taken between, over the same paired tasks
-    assert (f"in 0% of {tasks} paired tasks beside the refuting context against 100% beside the placebo: "
+    assert (f"note shown as fresh: 0% of {tasks} paired tasks beside the refuting context against 100% beside the placebo: "
             f"−100 points") in values["NS2_key"][0]
     assert {k: values[k][0] for k in ("NS2_front_placebo", "NS2_front_refutable", "NS2_front_effect", "NS2_front_reading")} == {
         "NS2_front_placebo": f"100% of {tasks} tasks", "NS2_front_refutable": "0%",

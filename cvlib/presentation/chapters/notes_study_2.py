@@ -448,7 +448,7 @@ def _effect_words(row: Any, first: str, second: str) -> str:
     effect = f"{fmt(row['mean'], tables._POINTS)} points ({fmt(row['low'], tables._POINTS)} to {fmt(row['high'], tables._POINTS)})"
     said = (f"{_share(row['first_share'])} of {plural(int(row['tasks']), 'paired task')} {first} against "
             f"{_share(row['second_share'])} {second}: {effect}, {row['bound']}")
-    return said if row["read"] else f"{said}, not read as an effect of refutation (the model did not take the test)"
+    return said if row["read"] else f"{said}, not read (the model did not take the test)"
 
 
 def key_finding(study: SecondStudy, main: str) -> str:
@@ -477,9 +477,9 @@ def key_finding(study: SecondStudy, main: str) -> str:
             continue
         n1 = _contrast(study, model, "refutable − placebo", "dependency_changed")
         verify = _contrast(study, model, "stale_verify − dependency_changed", "unrefutable")
-        bullets.append(f"* **{model_label(model)}.** Shown the stale note as fresh, it made the stale edit in "
-                       f"{_effect_words(n1, 'beside the refuting context', 'beside the placebo')}. With the note alone, "
-                       f"it made it in {_effect_words(verify, 'under the verify-first rule', 'shown as fresh')}.")
+        bullets.append(f"* **{model_label(model)}.** Stale edits, note shown as fresh: "
+                       f"{_effect_words(n1, 'beside the refuting context', 'beside the placebo')}. Note alone: "
+                       f"{_effect_words(verify, 'under the verify-first rule', 'shown as fresh')}.")
     return "\n".join(bullets)
 
 
